@@ -1,0 +1,116 @@
+"""The one family of errors the core raises; the CLI maps each to one sentence and an exit code.
+
+Exit codes are part of the interface (scripts rely on them) and are listed in docs/formats.md
+and in `tm --help`. Keep the numbers stable.
+"""
+
+from __future__ import annotations
+
+# Exit codes that are not errors but answers ("something is stale", "the replay differs").
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+
+
+class TinymemError(Exception):
+    """Base class: `str(err)` is the one sentence shown to the user."""
+
+    exit_code = 10
+
+
+class UsageError(TinymemError):
+    """The user asked for something that cannot be done as asked (bad argument, unknown id)."""
+
+    exit_code = 2
+
+
+class RepositoryError(TinymemError):
+    """Not inside a git work tree, a bare repository, or a repository tm cannot open."""
+
+    exit_code = 3
+
+
+class NotInitializedError(TinymemError):
+    """The repository has no `refs/tinymem/state` yet: run `tm init`."""
+
+    exit_code = 3
+
+
+class ConcurrencyError(TinymemError):
+    """The state ref kept moving under us (another tm process) and the retries ran out."""
+
+    exit_code = 4
+
+
+class GateBlockedError(TinymemError):
+    """A promotion gate refused; nothing was written."""
+
+    exit_code = 5
+
+
+class ModelError(TinymemError):
+    """The model endpoint could not be reached or gave an unusable answer."""
+
+    exit_code = 6
+
+
+class ModelUnreachableError(ModelError):
+    exit_code = 6
+
+
+class ModelNotFoundError(ModelError):
+    exit_code = 7
+
+
+class ModelTimeoutError(ModelError):
+    exit_code = 8
+
+
+class ModelReplyError(ModelError):
+    """Empty, oversized or otherwise unusable reply."""
+
+    exit_code = 9
+
+
+class UnsafePathError(TinymemError):
+    """A path escapes the repository, goes through a symlink or points into `.git/`."""
+
+    exit_code = 11
+
+
+class StaleError(TinymemError):
+    """The working tree changed under an operation that required it not to (ETV)."""
+
+    exit_code = 12
+
+
+class CorruptStateError(TinymemError):
+    """The stored state is unreadable or inconsistent (a ref, an object, a JSON record)."""
+
+    exit_code = 13
+
+
+class InterruptedError_(TinymemError):
+    """Ctrl-C: the operation stopped cleanly."""
+
+    exit_code = 130
+
+
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "success"),
+    (1, "a check found something: STALE entities (status --check), a replay mismatch (rebuild),"
+     " a problem (doctor), a refused commit (hook)"),
+    (2, "usage error: bad option, unknown id or entity"),
+    (3, "not a git work tree, a bare repository, or tm not initialized here"),
+    (4, "another tm process kept updating the state; try again"),
+    (5, "a promotion gate blocked; nothing was written"),
+    (6, "the model endpoint is unreachable"),
+    (7, "the model is unknown to the endpoint"),
+    (8, "the model call timed out"),
+    (9, "the model's reply was empty, oversized or unusable"),
+    (10, "other tm error"),
+    (11, "a path is unsafe: outside the repository, through a symlink, or inside .git/"),
+    (12, "the working tree changed during the operation; nothing was written"),
+    (13, "the stored tm state is corrupt or inconsistent"),
+    (130, "interrupted"),
+)
