@@ -98,8 +98,11 @@ class InterruptedError_(TinymemError):
 
 EXIT_CODES: tuple[tuple[int, str], ...] = (
     (0, "success"),
-    (1, "a check found something: STALE entities (status --check), a replay mismatch (rebuild),"
-     " a problem (doctor), a refused commit (hook)"),
+    (
+        1,
+        "a check found something: STALE entities (status --check), a replay mismatch (rebuild),"
+        " a problem (doctor), a refused commit (hook)",
+    ),
     (2, "usage error: bad option, unknown id or entity"),
     (3, "not a git work tree, a bare repository, or tm not initialized here"),
     (4, "another tm process kept updating the state; try again"),

@@ -1,0 +1,94 @@
+"""Shared fixtures: real git repositories in temporary directories, and `tm` run for real."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the developer's own git configuration."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test User")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test User")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+    )
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def write(repo: Path, rel: str, text: str | bytes) -> Path:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        text = text.encode()
+    path.write_bytes(text)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """An empty git work tree (no commits)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    git(path, "init", "-q")
+    yield path
+
+
+def tm(
+    cwd: Path, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `tm` (python -m tinymem) as a user would."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env.setdefault("COLUMNS", "200")
+    data = input.decode() if isinstance(input, bytes) else input
+    return subprocess.run(
+        [sys.executable, "-m", "tinymem", *args],
+        cwd=cwd,
+        input=data if data is not None else "",
+        capture_output=True,
+        text=True,
+        env=full_env,
+        check=False,
+    )
+
+
+PY_APP = '''\
+"""A tiny service."""
+
+import os
+
+
+def fetch_user(uid):
+    return {"id": uid}
+
+
+class Client:
+    def get(self, path):
+        return path
+
+    def post(self, path, body):
+        return (path, body)
+'''

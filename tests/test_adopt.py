@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import PY_APP, git, tm, write
+
+
+def _entities(repo: Path, *extra: str) -> dict[str, dict[str, object]]:
+    doc = json.loads(tm(repo, "state", "--json", *extra).stdout)
+    return {e["entity"]: e for e in doc["entities"]}
+
+
+def test_adopt_supersedes_adds_and_tombstones(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    write(repo, "gone.py", "def gone():\n    pass\n")
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+    before = _entities(repo)["app.py::fetch_user"]["artifact"]
+    write(
+        repo,
+        "app.py",
+        PY_APP.replace('{"id": uid}', '{"id": uid, "ok": True}').replace(
+            "    def post(self, path, body):\n        return (path, body)\n", ""
+        ),
+    )
+    write(repo, "new.py", "def fresh():\n    return 1\n")
+    (repo / "gone.py").unlink()
+    proc = tm(repo, "adopt", "app.py", "new.py", "gone.py")
+    assert proc.returncode == 0, proc.stderr
+    ents = _entities(repo, "--all")
+    assert ents["app.py::fetch_user"]["source"] == "user"
+    assert ents["app.py::fetch_user"]["artifact"] != before
+    assert ents["app.py::Client.post"]["state"] == "TOMBSTONED"
+    assert ents["gone.py::gone"]["state"] == "TOMBSTONED"
+    assert ents["new.py::fresh"]["state"] == "AUTHORITATIVE"
+    assert ents["app.py::Client.get"]["source"] == "disk"  # unchanged entities keep their record
+    meta = json.loads(git(repo, "show", "refs/tinymem/state:meta/app.py"))
+    assert meta["entities"]["fetch_user"]["superseded"] == [before]
+    # Superseded and tombstoned artifacts stay in the vault.
+    assert git(repo, "cat-file", "-t", str(before)).strip() == "blob"
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    moves = {(t["entity"], t["from"], t["to"]) for t in episode["transitions"]}
+    assert ("app.py::fetch_user", "AUTHORITATIVE", "SUPERSEDED") in moves
+    assert ("app.py::fetch_user", None, "AUTHORITATIVE") in moves
+    assert ("gone.py::gone", "AUTHORITATIVE", "TOMBSTONED") in moves
+    assert tm(repo, "status", "--check").returncode == 0
+    assert tm(repo, "rebuild").returncode == 0
+
+
+def test_adopt_pasted_content_from_stdin(repo: Path) -> None:
+    write(repo, "a.py", "def a():\n    return 1\n")
+    git(repo, "add", ".")
+    tm(repo, "init")
+    write(repo, "a.py", "def a():\n    return 'hand edit'\n")
+    proc = tm(repo, "adopt", "--path", "a.py", input="def a():\n    return 'pasted'\n")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "a.py").read_text() == "def a():\n    return 'pasted'\n"
+    assert "saved in the vault" in proc.stdout
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    saved = episode["details"]["previous_disk_text"]["previous-disk-text"]
+    assert git(repo, "cat-file", "-p", saved) == "def a():\n    return 'hand edit'\n"
+    assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_adopt_errors_are_one_sentence(repo: Path) -> None:
+    write(repo, "a.py", "x = 1\n")
+    git(repo, "add", ".")
+    tm(repo, "init")
+    for args, code in [
+        (["adopt", "nope.py"], 2),
+        (["adopt", "../outside.py"], 11),
+        (["adopt", ".git/config"], 11),
+        (["adopt"], 2),
+    ]:
+        proc = tm(repo, *args)
+        assert proc.returncode == code, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
+    for i in range(8):
+        write(repo, f"f{i}.py", f"def f{i}():\n    return {i}\n")
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+    for i in range(8):
+        write(repo, f"f{i}.py", f"def f{i}():\n    return {i + 100}\n")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tinymem", "adopt", f"f{i}.py"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(8)
+    ]
+    outputs = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=120)
+        assert p.returncode == 0, stderr
+        outputs.append(stdout)
+    kinds = git(repo, "log", "--format=%s", "refs/tinymem/state").splitlines()
+    assert sum(1 for k in kinds if k.startswith("tm adopt")) == 8, (kinds, outputs)
+    assert len(kinds) == 9
+    ents = _entities(repo)
+    assert all(ents[f"f{i}.py::f{i}"]["source"] == "user" for i in range(8))
+    assert tm(repo, "status", "--check").returncode == 0
+    assert tm(repo, "rebuild").returncode == 0

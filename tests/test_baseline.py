@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import PY_APP, git, tm, write
+
+
+def test_init_in_repository_without_commits_imports_tracked_files(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    write(repo, "README.md", "# hello\n")
+    write(repo, "untracked.py", "def x():\n    pass\n")
+    git(repo, "add", "app.py", "README.md")
+    proc = tm(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    assert "Imported 2 tracked files" in proc.stdout
+    state = json.loads(tm(repo, "state", "--json").stdout)
+    keys = [e["entity"] for e in state["entities"]]
+    assert keys == [
+        "README.md::@file",
+        "app.py::fetch_user",
+        "app.py::Client",
+        "app.py::Client.get",
+        "app.py::Client.post",
+    ]
+    assert {e["state"] for e in state["entities"]} == {"AUTHORITATIVE"}
+    assert {e["source"] for e in state["entities"]} == {"disk"}
+    assert {e["confidence"] for e in state["entities"]} == {"CONFIRMED"}
+    # HEAD, the index and the branches are untouched.
+    assert git(repo, "rev-parse", "--verify", "-q", "HEAD", check=False) == ""
+    assert git(repo, "diff", "--cached", "--name-only").split() == ["README.md", "app.py"]
+    # Readable with plain git.
+    assert git(repo, "show", "refs/tinymem/state:files/app.py") == PY_APP
+    body = git(repo, "show", "refs/tinymem/state:entities/app.py/fetch_user")
+    assert body == 'def fetch_user(uid):\n    return {"id": uid}'
+    meta = json.loads(git(repo, "show", "refs/tinymem/state:meta/app.py"))
+    assert meta["entities"]["Client.get"]["state"] == "AUTHORITATIVE"
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["kind"] == "init"
+    assert {"entity": "app.py::fetch_user", "from": None, "to": "AUTHORITATIVE"}.items() <= (
+        episode["transitions"][1].items()
+    ) or any(t["entity"] == "app.py::fetch_user" for t in episode["transitions"])
+
+
+def test_init_is_idempotent_and_imports_only_new_tracked_files(repo: Path) -> None:
+    write(repo, "a.py", "def a():\n    return 1\n")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-qm", "a")
+    assert tm(repo, "init").returncode == 0
+    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    again = tm(repo, "init")
+    assert again.returncode == 0
+    assert "already initialized" in again.stdout
+    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip
+    write(repo, "b.py", "def b():\n    return 2\n")
+    git(repo, "add", "b.py")
+    third = tm(repo, "init")
+    assert "Imported 1 tracked files" in third.stdout
+    assert git(repo, "rev-list", "--count", "refs/tinymem/state").strip() == "2"
+
+
+def test_init_refuses_outside_a_work_tree_and_in_a_bare_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    proc = tm(plain, "init", env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert proc.returncode == 3
+    assert "not inside a git work tree" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    proc = tm(bare, "init")
+    assert proc.returncode == 3
+    assert "bare repository" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_commands_before_init_say_what_to_do(repo: Path) -> None:
+    proc = tm(repo, "status")
+    assert proc.returncode == 3
+    assert "run `tm init` first" in proc.stderr
+
+
+def test_binary_oversize_and_unparsable_files(repo: Path) -> None:
+    write(repo, "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    write(repo, "big.py", "x = 1\n" * 200_000)
+    write(repo, "broken.py", "def ok():\n    return 1\n\ndef broken(:\n    pass\n")
+    write(repo, "empty.py", "")
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+    state = json.loads(tm(repo, "state", "--json").stdout)
+    by_path: dict[str, list[dict[str, object]]] = {}
+    for e in state["entities"]:
+        by_path.setdefault(str(e["path"]), []).append(e)
+    assert "logo.png" not in by_path  # snapshot only
+    assert "big.py" not in by_path
+    assert git(repo, "cat-file", "-t", "refs/tinymem/state:files/logo.png").strip() == "blob"
+    broken = {e["symbol"]: e for e in by_path["broken.py"]}
+    assert broken["ok"]["confidence"] == "INFERRED"
+    assert "line 4" in str(broken["ok"]["reason"])
+    assert [e["symbol"] for e in by_path["empty.py"]] == ["@file"]

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY_APP, git, tm, write
+from tinymem.etv import verify
+from tinymem.ledger import current
+from tinymem.repository import open_repo
+
+
+def _init(repo: Path, files: dict[str, str | bytes]) -> None:
+    for rel, text in files.items():
+        write(repo, rel, text)
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+
+
+def _stale(repo: Path) -> set[str]:
+    r = open_repo(str(repo))
+    return verify(r, current(r)).stale_keys()
+
+
+def test_edit_makes_exactly_the_touched_entities_stale_and_adopt_clears(repo: Path) -> None:
+    _init(repo, {"app.py": PY_APP, "other.py": "def other():\n    return 0\n"})
+    assert _stale(repo) == set()
+    write(repo, "app.py", PY_APP.replace("return path\n", "return path.upper()\n"))
+    assert _stale(repo) == {"app.py::Client", "app.py::Client.get"}
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    assert status["clean"] is False
+    assert [f["path"] for f in status["files"]] == ["app.py"]
+    check = tm(repo, "status", "--check")
+    assert check.returncode == 1
+    assert "tm adopt" in check.stdout
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    assert _stale(repo) == set()
+    assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_edit_outside_entities_marks_file_but_no_entity(repo: Path) -> None:
+    _init(repo, {"app.py": PY_APP})
+    write(repo, "app.py", PY_APP.replace("import os\n", "import os\nimport sys\n"))
+    r = open_repo(str(repo))
+    report = verify(r, current(r))
+    assert report.stale_keys() == set()
+    assert [(d.path, d.outside) for d in report.drift] == [("app.py", True)]
+
+
+def test_missing_unreadable_and_symlinked_files_are_stale(repo: Path) -> None:
+    _init(
+        repo,
+        {
+            "a.py": "def a():\n    pass\n",
+            "b.py": "def b():\n    pass\n",
+            "c.py": "def c():\n    pass\n",
+        },
+    )
+    os.unlink(repo / "a.py")
+    os.unlink(repo / "b.py")
+    os.symlink("c.py", repo / "b.py")
+    if os.geteuid() != 0:  # root reads everything
+        os.chmod(repo / "c.py", 0)
+    r = open_repo(str(repo))
+    report = verify(r, current(r))
+    whys = {d.path: d.why for d in report.drift}
+    assert whys["a.py"] == "missing"
+    assert whys["b.py"] == "replaced by a symlink"
+    assert {"a.py::a", "b.py::b"} <= report.stale_keys()
+
+
+def test_crlf_checkout_is_not_stale(repo: Path) -> None:
+    git(repo, "config", "core.autocrlf", "true")
+    _init(repo, {"win.py": "def w():\r\n    return 1\r\n"})
+    assert _stale(repo) == set()
+    text = git(repo, "show", "refs/tinymem/state:files/win.py")
+    assert "\r" not in text  # stored as git stores it, filters applied
+
+
+@pytest.mark.parametrize(
+    "name,content",
+    [
+        ("bom.py", "\ufeffdef bom():\n    return 1\n".encode()),
+        ("latin1.py", "def f():\n    return 'caf\xe9'\n".encode("latin-1")),
+        ("dir with space/ünïcödé.py", "def u():\n    return 'ü'\n".encode()),
+        ("empty.txt", b""),
+        ("bin.dat", b"\x00\x01\x02"),
+    ],
+)
+def test_odd_files_round_trip(repo: Path, name: str, content: bytes) -> None:
+    _init(repo, {name: content, "keep.py": "def k():\n    pass\n"})
+    assert _stale(repo) == set()
+    assert git(repo, "cat-file", "-s", f"refs/tinymem/state:files/{name}").strip() == str(
+        len(content)
+    )
+    write(repo, name, content + b"\n# changed\n")
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    assert [f["path"] for f in status["files"]] == [name]
+    assert tm(repo, "adopt", name).returncode == 0
+    assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
+
+
+def test_touch_without_change_stays_clean_and_stat_cache_is_derived(repo: Path) -> None:
+    _init(repo, {"a.py": "def a():\n    pass\n"})
+    assert _stale(repo) == set()
+    os.utime(repo / "a.py", (1, 1))
+    assert _stale(repo) == set()
+    cache = repo / ".git" / "tinymem" / "statcache"
+    assert cache.exists()
+    cache.write_bytes(b"garbage")
+    assert _stale(repo) == set()
+    write(repo, "a.py", "def a():\n    return 2\n")
+    assert _stale(repo) == {"a.py::a"}
+
+
+def test_same_size_edit_within_the_same_second_is_seen(repo: Path) -> None:
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    assert _stale(repo) == set()
+    st = os.stat(repo / "a.py")
+    write(repo, "a.py", "def a():\n    return 2\n")
+    os.utime(repo / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert _stale(repo) == {"a.py::a"}

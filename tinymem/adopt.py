@@ -1,0 +1,173 @@
+"""`tm adopt`: the user write-head. What the user wrote becomes AUTHORITATIVE at once."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from tinymem.atomic import write_atomic
+from tinymem.errors import UnsafePathError, UsageError
+from tinymem.etv import verify
+from tinymem.gitobjects import ObjectWriter, blob_id
+from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
+from tinymem.records import Source
+from tinymem.repository import Repo
+from tinymem.statemap import StateView
+from tinymem.symcache import SymbolCache, extraction_for
+from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
+from tinymem.worktree import NotAFileError, read_file
+
+USER_REASON = "adopted by the user"
+
+
+@dataclass
+class AdoptResult:
+    committed: Committed | None
+    adopted: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    tombstoned: list[str] = field(default_factory=list)  # entity keys that left their file
+    saved_disk_text: str | None = None  # blob id of work-tree text replaced by a paste
+
+
+def _live_paths(view: StateView) -> set[str]:
+    return set(view.files())
+
+
+def expand(repo: Repo, view: StateView, user_paths: list[str]) -> list[str]:
+    """Repository paths named by the user; a directory means the files below it."""
+    live = _live_paths(view)
+    out: list[str] = []
+    for raw in user_paths:
+        rel = repo.rel(raw)
+        full = repo.abspath(rel) if rel else repo.workdir
+        if os.path.isdir(full) and not os.path.islink(full):
+            prefix = rel + "/" if rel else ""
+            found = {p for p in live if p.startswith(prefix)}
+            for dirpath, dirnames, filenames in os.walk(full):
+                dirnames[:] = [d for d in dirnames if d != ".git"]
+                for name in filenames:
+                    p = os.path.relpath(os.path.join(dirpath, name), repo.workdir)
+                    p = p.replace(os.sep, "/")
+                    if p in live or not repo.git.path_is_ignored(p):
+                        found.add(p)
+            out.extend(sorted(found))
+        elif os.path.lexists(full) or rel in live:
+            out.append(rel)
+        else:
+            raise UsageError(f"{raw} does not exist and tm does not track it")
+    return sorted(dict.fromkeys(out))
+
+
+def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> AdoptResult:
+    tip_view = current(repo)
+    paths = expand(repo, tip_view, user_paths)
+    if all_stale:
+        paths = sorted(set(paths) | {d.path for d in verify(repo, tip_view).drift})
+    if not paths:
+        raise UsageError("nothing to adopt: name files or directories, or use --all")
+    for p in paths:
+        full = repo.abspath(p)
+        if os.path.islink(full):
+            raise UnsafePathError(f"{p} is a symlink; tm records regular files only")
+    return _record(repo, paths)
+
+
+def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
+    """Pasted text becomes the file's content on disk and in the State Map, in one action.
+
+    If the work tree held text the State Map never saw, it is stored in the vault first and
+    named in the episode, so the paste never destroys anything.
+    """
+    rel = repo.rel(user_path)
+    if not rel:
+        raise UsageError("--path must name a file, not the repository root")
+    full = repo.abspath(rel)
+    if os.path.islink(full) or os.path.isdir(full):
+        raise UnsafePathError(f"{rel} is a symlink or a directory; paste into a regular file")
+    view = current(repo)
+    saved: dict[str, bytes] = {}
+    if os.path.exists(full):
+        with open(full, "rb") as f:
+            disk = f.read()
+        known = view.files().get(rel)
+        if disk != content and (known is None or read_file(repo, rel).oid != known):
+            saved["previous-disk-text"] = disk
+
+    def unchanged_since_read() -> None:
+        if saved and os.path.exists(full):
+            with open(full, "rb") as f:
+                if f.read() != saved["previous-disk-text"]:
+                    raise UsageError(f"{rel} changed while pasting; nothing was written")
+
+    write_atomic(full, content, check=unchanged_since_read)
+    result = _record(repo, [rel], attachments=saved)
+    if saved:
+        result.saved_disk_text = blob_id(saved["previous-disk-text"])
+    return result
+
+
+def _record(
+    repo: Repo, paths: list[str], attachments: dict[str, bytes] | None = None
+) -> AdoptResult:
+    result = AdoptResult(committed=None)
+
+    def operation(view: StateView, writer: ObjectWriter) -> Draft | None:
+        result.adopted.clear()
+        result.deleted.clear()
+        result.unchanged.clear()
+        result.tombstoned.clear()
+        episode = Episode(kind="adopt", summary="")
+        edits: TreeEdits = {}
+        cache = SymbolCache(repo.cache_dir)
+        try:
+            for path in paths:
+                old = view.meta(path)
+                try:
+                    wf = read_file(repo, path)
+                except NotAFileError as exc:
+                    raise UnsafePathError(f"{path}: {exc}; tm records regular files only") from exc
+                except FileNotFoundError:
+                    if old is None or old.deleted:
+                        raise UsageError(
+                            f"{path} does not exist and tm does not track it"
+                        ) from None
+                    update = record_deletion(old, episode=episode, reason="deleted by the user")
+                    result.deleted.append(path)
+                else:
+                    if old is not None and not old.deleted and old.snapshot == wf.oid:
+                        result.unchanged.append(path)
+                        continue
+                    ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
+                    update = record_file(
+                        writer,
+                        old,
+                        wf,
+                        ex,
+                        source=Source.USER,
+                        episode=episode,
+                        reason=USER_REASON,
+                    )
+                    result.adopted.append(path)
+                result.tombstoned.extend(f"{path}::{s}" for s in update.tombstoned)
+                apply_update(writer, update, episode, edits)
+        finally:
+            cache.close()
+        if not result.adopted and not result.deleted:
+            return None
+        parts = []
+        if result.adopted:
+            parts.append(f"adopted {', '.join(result.adopted[:3])}")
+            if len(result.adopted) > 3:
+                parts[-1] += f" and {len(result.adopted) - 3} more"
+        if result.deleted:
+            parts.append(f"deleted {', '.join(result.deleted[:3])}")
+        episode.summary = "; ".join(parts)
+        if attachments:
+            episode.details["previous_disk_text"] = {
+                name: blob_id(data) for name, data in attachments.items()
+            }
+        return Draft(episode=episode, changes=edits, attachments=dict(attachments or {}))
+
+    result.committed = commit_episode(repo, operation)
+    return result

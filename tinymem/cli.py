@@ -1,0 +1,68 @@
+"""The `tm` command line: parse, call the core, render. No logic of its own lives here."""
+
+from __future__ import annotations
+
+import sys
+
+import pygit2
+import typer
+
+from tinymem import __version__
+from tinymem.errors import EXIT_CODES, TinymemError
+
+_EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES) + "."
+
+app = typer.Typer(
+    name="tm",
+    help=(
+        "tinymem keeps a small coding model's memory in your repository's git objects: a vault"
+        " of every artifact, a State Map of what is authoritative, and a ledger of every"
+        " episode. It verifies the work tree before trusting it, and promotes model output only"
+        " by proof."
+    ),
+    epilog=_EPILOG,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    pass
+
+
+def _register() -> None:
+    from tinymem.commands import core
+
+    core.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    try:
+        app(prog_name="tm")
+    except TinymemError as exc:
+        print(f"tm: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except (pygit2.GitError, OSError) as exc:
+        # Not a user mistake we could name better: still one sentence, never a traceback.
+        print(f"tm: git or file system error: {exc}", file=sys.stderr)
+        sys.exit(10)
+    except KeyboardInterrupt:
+        print("tm: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,269 @@
+"""`tm init | status | adopt | state | rebuild`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from tinymem.commands.output import emit_json, err, out, short
+from tinymem.errors import EXIT_CHECK_FAILED
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_cmd)
+    app.command("status")(status_cmd)
+    app.command("adopt")(adopt_cmd)
+    app.command("state")(state_cmd)
+    app.command("rebuild")(rebuild_cmd)
+
+
+def init_cmd(
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
+) -> None:
+    """Import the tracked files as the AUTHORITATIVE baseline (source: disk).
+
+    Idempotent: run it again to import tracked files the State Map does not know yet; files it
+    already knows are left alone (use `tm adopt` to record your edits).
+    """
+    from tinymem.baseline import init
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    show_bar = not quiet and err().is_terminal
+    if show_bar:
+        from rich.progress import Progress
+
+        with Progress(console=err(), transient=True) as bar:
+            task = bar.add_task("importing", total=None)
+
+            def progress(done: int, total: int) -> None:
+                if done % 64 == 0 or done == total:
+                    bar.update(task, completed=done, total=total)
+
+            result = init(repo, progress)
+    else:
+        result = init(repo)
+    if quiet:
+        return
+    if result.committed is None:
+        out().print(
+            f"tm is already initialized: all {result.already} tracked files are in the State Map."
+        )
+        return
+    out().print(
+        f"Imported {len(result.imported)} tracked files as the baseline"
+        f" (episode {result.committed.episode.id}, commit {short(result.committed.commit)})."
+    )
+    for path, why in result.skipped:
+        err().print(f"skipped {escape(path)}: {why}")
+
+
+def status_cmd(
+    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 when anything is STALE."),
+) -> None:
+    """Show STALE entities and files (the work tree differs from the State Map)."""
+    from tinymem.etv import verify
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    view = current(repo)
+    wanted = None
+    if paths:
+        rels = [repo.rel(p) for p in paths]
+        wanted = [p for p in view.files() if any(_under(p, r) for r in rels)]
+    report = verify(repo, view, wanted)
+    proposals = view.proposal_ids()
+    if as_json:
+        emit_json(
+            {
+                "clean": report.clean,
+                "checked_files": report.checked,
+                "files": [
+                    {
+                        "path": d.path,
+                        "why": d.why,
+                        "stale": [
+                            {"entity": e.key, "symbol": e.symbol, "kind": e.kind, "why": e.why}
+                            for e in d.stale
+                        ],
+                        "new_symbols": d.new_symbols,
+                        "outside_entities_changed": d.outside,
+                    }
+                    for d in report.drift
+                ],
+                "pending_proposals": proposals,
+            }
+        )
+    else:
+        con = out()
+        if report.clean:
+            con.print(f"Clean: the work tree matches the State Map ({report.checked} files).")
+        else:
+            n = len(report.stale_keys())
+            con.print(
+                f"[bold red]STALE[/]: {len(report.drift)} file(s) differ from the State Map,"
+                f" {n} entit{'y' if n == 1 else 'ies'} STALE. STALE entities are not shown to"
+                " the model and block its proposals."
+            )
+            for d in report.drift:
+                con.print(f"\n  [bold]{escape(d.path)}[/]  ({d.why})")
+                for e in d.stale:
+                    con.print(f"    STALE  {escape(e.symbol)}  [dim]{e.kind}, {e.why}[/]")
+                for s in d.new_symbols:
+                    con.print(f"    new    {escape(s)}  [dim]not in the State Map[/]")
+                if d.outside:
+                    con.print("    [dim]text outside any entity changed too[/]")
+            con.print(
+                "\nTo make your edits the truth: tm adopt PATH… (or tm adopt --all)."
+                "\nTo discard them: git checkout -- PATH restores the committed text;"
+                " git show refs/tinymem/state:files/PATH > PATH restores the State Map's."
+            )
+        if proposals:
+            con.print(f"\n{len(proposals)} pending proposal(s): tm diff to review them.")
+    if check and not report.clean:
+        raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return not prefix or path == prefix or path.startswith(prefix.rstrip("/") + "/")
+
+
+def adopt_cmd(
+    paths: list[str] = typer.Argument(None, help="Files or directories to adopt."),
+    all_stale: bool = typer.Option(False, "--all", help="Adopt every file that differs."),
+    paste: str = typer.Option(
+        None, "--path", metavar="PATH", help="Read the new content of PATH from stdin (paste)."
+    ),
+) -> None:
+    """Make your own edits the truth (the user write-head): AUTHORITATIVE at once.
+
+    The working-tree text of each file supersedes whatever the State Map held; new files are
+    added; files you deleted are TOMBSTONED (their artifacts stay in the vault). With --path,
+    the text on stdin is written to PATH and recorded in one step.
+    """
+    from tinymem.adopt import adopt, adopt_content
+    from tinymem.errors import UsageError
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    if paste is not None:
+        if paths or all_stale:
+            raise UsageError("--path takes the content from stdin; do not name other files")
+        if sys.stdin.isatty():
+            err().print("Paste the content, then Ctrl-D:")
+        result = adopt_content(repo, paste, sys.stdin.buffer.read())
+    else:
+        result = adopt(repo, list(paths or []), all_stale=all_stale)
+    con = out()
+    if result.committed is None:
+        con.print("Nothing to adopt: the State Map already holds this text.")
+        return
+    ep = result.committed.episode
+    for p in result.adopted:
+        con.print(f"adopted  {escape(p)}")
+    for p in result.deleted:
+        con.print(f"deleted  {escape(p)}  [dim](entities TOMBSTONED)[/]")
+    for k in result.tombstoned:
+        con.print(f"  tombstoned {escape(k)}")
+    if result.saved_disk_text:
+        con.print(
+            f"The previous work-tree text was saved in the vault as {short(result.saved_disk_text)}"
+            f" (git cat-file -p {result.saved_disk_text})."
+        )
+    con.print(f"Episode {ep.id} (commit {short(result.committed.commit)}).")
+
+
+def state_cmd(
+    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    every: bool = typer.Option(False, "--all", help="Include TOMBSTONED entities."),
+) -> None:
+    """List entities with state, confidence, artifact, last change and STALE flag."""
+    from tinymem.etv import verify
+    from tinymem.ledger import current
+    from tinymem.records import State, entity_key
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    view = current(repo)
+    rels = [repo.rel(p) for p in paths] if paths else None
+    metas = [m for m in view.all_meta() if rels is None or any(_under(m.path, r) for r in rels)]
+    stale = verify(repo, view, [m.path for m in metas if not m.deleted]).stale_keys()
+    rows: list[dict[str, Any]] = []
+    for meta in metas:
+        for rec in sorted(meta.entities.values(), key=lambda r: (r.start, r.symbol)):
+            if rec.state is State.TOMBSTONED and not every:
+                continue
+            key = entity_key(meta.path, rec.symbol)
+            rows.append(
+                {
+                    "entity": key,
+                    "path": meta.path,
+                    "symbol": rec.symbol,
+                    "kind": rec.kind,
+                    "state": rec.state.value,
+                    "confidence": rec.confidence.value,
+                    "source": rec.source.value,
+                    "artifact": rec.artifact,
+                    "episode": rec.episode,
+                    "time": rec.time,
+                    "stale": key in stale,
+                    "reason": rec.reason,
+                    "base": rec.base,
+                    "span": [rec.start, rec.end],
+                }
+            )
+    if as_json:
+        emit_json({"entities": rows})
+        return
+    if not rows:
+        out().print("No entities.")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("entity", "kind", "state", "confidence", "source", "artifact", "changed", ""):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            escape(r["entity"]),
+            r["kind"],
+            r["state"],
+            r["confidence"],
+            r["source"],
+            short(r["artifact"]),
+            r["time"][:16].replace("T", " "),
+            "[bold red]STALE[/]" if r["stale"] else "",
+        )
+    out().print(table)
+
+
+def rebuild_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Re-derive the State Map from the ledger and prove it equals the stored one.
+
+    Exits 1 and prints each difference when it does not. Writes nothing.
+    """
+    from tinymem.rebuild import rebuild
+    from tinymem.repository import open_repo
+
+    report = rebuild(open_repo())
+    if as_json:
+        emit_json({"ok": report.ok, "episodes": report.episodes, "differences": report.differences})
+    elif report.ok:
+        out().print(
+            f"OK: replaying {report.episodes} episode(s) reproduces the stored State Map exactly."
+        )
+    else:
+        out().print(f"[bold red]MISMATCH[/]: {len(report.differences)} difference(s):")
+        for line in report.differences:
+            out().print(f"  {escape(line)}")
+    if not report.ok:
+        raise typer.Exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,171 @@
+"""External Truth Verification: is the work tree still what the State Map believes?
+
+A diff of the State Map's file snapshots (`files/`) against the work tree. Files whose blob id
+(git's filters applied) equals the snapshot are fresh; inside a changed file only the entities
+whose text changed are STALE. Missing, unreadable and replaced-by-symlink files make all their
+entities STALE (fail safe). STALE is derived here on every run and never stored.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pygit2
+
+from tinymem.gitobjects import blob_id
+from tinymem.records import FILE_SYMBOL, entity_key
+from tinymem.repository import Repo
+from tinymem.statcache import StatCache, stat_key
+from tinymem.statemap import FILES, StateView
+from tinymem.symcache import SymbolCache, extraction_for
+from tinymem.transitions import entity_spans
+from tinymem.worktree import read_file
+
+
+@dataclass(frozen=True)
+class StaleEntity:
+    key: str
+    symbol: str
+    kind: str
+    why: str
+
+
+@dataclass
+class FileDrift:
+    path: str
+    why: str  # "modified", "missing", "symlink", "not a regular file", "unreadable: ..."
+    stale: list[StaleEntity] = field(default_factory=list)
+    new_symbols: list[str] = field(default_factory=list)  # on disk, unknown to the State Map
+    outside: bool = False  # text outside every entity changed (imports, module code)
+
+
+@dataclass
+class EtvReport:
+    checked: int
+    drift: list[FileDrift]
+
+    @property
+    def clean(self) -> bool:
+        return not self.drift
+
+    def stale_keys(self) -> set[str]:
+        return {e.key for d in self.drift for e in d.stale}
+
+    def drift_for(self, path: str) -> FileDrift | None:
+        for d in self.drift:
+            if d.path == path:
+                return d
+        return None
+
+
+def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str]:
+    """Path -> snapshot id, from the stat cache when the files/ tree is unchanged."""
+    tree = view.subtree(FILES)
+    if cache.tree == tree and tree is not None:
+        return cache.listing
+    listing = view.files()
+    cache.set_listing(tree, listing)
+    return listing
+
+
+def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> EtvReport:
+    cache = StatCache(repo.cache_dir)
+    listing = file_listing(repo, view, cache)
+    if paths is not None:
+        wanted = set(paths)
+        listing = {p: o for p, o in listing.items() if p in wanted}
+    drift: list[FileDrift] = []
+    modified: list[str] = []
+    root = repo.workdir + os.sep
+    for path, snapshot in listing.items():
+        full = root + path
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            drift.append(FileDrift(path, "missing"))
+            continue
+        except OSError as exc:
+            drift.append(FileDrift(path, f"unreadable: {exc.strerror}"))
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            drift.append(FileDrift(path, "replaced by a symlink"))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            drift.append(FileDrift(path, "not a regular file"))
+            continue
+        key = stat_key(st)
+        oid = cache.lookup(path, key)
+        if oid is None:
+            try:
+                oid = str(repo.git.hashfile(full, as_path=path))
+            except (OSError, pygit2.GitError) as exc:
+                drift.append(FileDrift(path, f"unreadable: {exc}"))
+                continue
+            cache.store(path, key, oid)
+        if oid != snapshot:
+            modified.append(path)
+    cache.save()
+    if modified:
+        symbols = SymbolCache(repo.cache_dir)
+        try:
+            drift.extend(_entity_drift(repo, view, path, symbols) for path in modified)
+        finally:
+            symbols.close()
+    for d in drift:
+        if not d.stale and d.why != "modified":
+            meta = view.meta(d.path)
+            if meta is not None:
+                d.stale = [
+                    StaleEntity(meta.key(r.symbol), r.symbol, r.kind, d.why)
+                    for r in meta.live_entities()
+                ]
+    drift.sort(key=lambda d: d.path)
+    return EtvReport(checked=len(listing), drift=drift)
+
+
+def _entity_drift(repo: Repo, view: StateView, path: str, symbols: SymbolCache) -> FileDrift:
+    meta = view.meta(path)
+    try:
+        wf = read_file(repo, path)
+    except OSError as exc:
+        return FileDrift(path, f"unreadable: {exc.strerror or exc}")
+    drift = FileDrift(path, "modified")
+    if meta is None:
+        return drift
+    ex = extraction_for(symbols, wf.path, wf.oid, wf.data, wf.kind)
+    on_disk: dict[str, str] = {}
+    for sym in entity_spans(wf, ex):
+        on_disk[sym.name] = (
+            wf.oid if sym.name == FILE_SYMBOL else blob_id(wf.data[sym.start : sym.end])
+        )
+    known = set()
+    for rec in meta.live_entities():
+        known.add(rec.symbol)
+        now = on_disk.get(rec.symbol)
+        if now is None:
+            why = "missing from the file" if ex is not None else f"file is now {wf.kind}"
+            drift.stale.append(StaleEntity(entity_key(path, rec.symbol), rec.symbol, rec.kind, why))
+        elif now != rec.artifact:
+            drift.stale.append(
+                StaleEntity(entity_key(path, rec.symbol), rec.symbol, rec.kind, "changed on disk")
+            )
+    drift.new_symbols = sorted(n for n in on_disk if n not in known and n != FILE_SYMBOL)
+    before = _cut(view.blob(meta.snapshot), ((r.start, r.end) for r in meta.live_entities()))
+    after = _cut(wf.data, ((s.start, s.end) for s in entity_spans(wf, ex)))
+    drift.outside = before != after
+    return drift
+
+
+def _cut(data: bytes, spans: Iterable[tuple[int, int]]) -> bytes:
+    out = bytearray()
+    pos = 0
+    for start, end in sorted(spans):
+        if start < pos:
+            continue  # nested inside a span already cut
+        out += data[pos:start]
+        pos = end
+    out += data[pos:]
+    return bytes(out)

@@ -1,0 +1,240 @@
+"""The ledger: one commit per episode on `refs/tinymem/state`, written by compare-and-swap.
+
+`commit_episode` runs an operation against the current tip and commits its result with the tip
+as the only parent. libgit2 refuses the ref update when the tip moved in the meantime (another
+tm process), and then the whole operation is run again against the new tip, so concurrent
+processes never lose an episode and every change is atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pygit2
+
+from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
+from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
+from tinymem.records import State
+from tinymem.repository import STATE_REF, Repo
+from tinymem.statemap import EPISODE, StateView
+
+MAX_ATTEMPTS = 50
+EPISODE_FILE = "episode.json"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_episode_id() -> str:
+    # Random rather than the commit id: records inside the tree name their episode, and a
+    # commit cannot contain its own id.
+    return secrets.token_hex(6)
+
+
+@dataclass(frozen=True)
+class Transition:
+    entity: str
+    from_state: State | None
+    to_state: State
+    artifact: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entity": self.entity,
+            "from": self.from_state.value if self.from_state else None,
+            "to": self.to_state.value,
+            "artifact": self.artifact,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Transition:
+        return cls(
+            entity=raw["entity"],
+            from_state=State(raw["from"]) if raw.get("from") else None,
+            to_state=State(raw["to"]),
+            artifact=raw["artifact"],
+            reason=raw.get("reason", ""),
+        )
+
+
+@dataclass
+class Episode:
+    """What one ledger commit records; `episode/episode.json` in its tree."""
+
+    kind: str
+    summary: str
+    id: str = field(default_factory=new_episode_id)
+    time: str = field(default_factory=now_iso)
+    who: str = ""
+    outcome: str = "ok"
+    # path -> {"snapshot": blob id or None (file no longer live), "meta": blob id of FileMeta}
+    files: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # proposal id -> blob id of its record, or None when it left the pending set
+    proposals: dict[str, str | None] = field(default_factory=dict)
+    transitions: list[Transition] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        doc = {
+            "version": 1,
+            "id": self.id,
+            "kind": self.kind,
+            "time": self.time,
+            "who": self.who,
+            "summary": self.summary,
+            "outcome": self.outcome,
+            "files": {p: self.files[p] for p in sorted(self.files)},
+            "proposals": {p: self.proposals[p] for p in sorted(self.proposals)},
+            "transitions": [t.to_json() for t in self.transitions],
+            "details": self.details,
+        }
+        return json.dumps(doc, ensure_ascii=False, indent=1).encode() + b"\n"
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Episode:
+        try:
+            raw = json.loads(data)
+            return cls(
+                kind=raw["kind"],
+                summary=raw.get("summary", ""),
+                id=raw["id"],
+                time=raw["time"],
+                who=raw.get("who", ""),
+                outcome=raw.get("outcome", "ok"),
+                files=raw.get("files", {}),
+                proposals=raw.get("proposals", {}),
+                transitions=[Transition.from_json(t) for t in raw.get("transitions", [])],
+                details=raw.get("details", {}),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptStateError(f"unreadable episode record: {exc}") from exc
+
+
+@dataclass
+class Draft:
+    """What an operation wants to commit: tree changes (outside episode/) and the record."""
+
+    episode: Episode
+    changes: dict[str, tuple[int, str] | None] = field(default_factory=dict)
+    # Extra files stored next to episode.json (prompt, messages, reply): name -> content.
+    attachments: dict[str, bytes] = field(default_factory=dict)
+
+
+Operation = Callable[[StateView, ObjectWriter], "Draft | None"]
+
+
+@dataclass(frozen=True)
+class Committed:
+    commit: str
+    episode: Episode
+    view: StateView
+
+
+def _is_cas_failure(exc: Exception) -> bool:
+    # libgit2 words the lost race differently depending on where it notices it.
+    text = str(exc).lower()
+    return any(
+        marker in text
+        for marker in (
+            "current tip is not the first parent",
+            "old reference value does not match",
+            "lock",
+            "already exists",
+        )
+    )
+
+
+def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
+    """Run `operation` against the tip and commit its draft; retry when the tip moves.
+
+    Returns None when the operation had nothing to record.
+    """
+    sig = repo.signature()
+    for attempt in range(MAX_ATTEMPTS):
+        tip = repo.state_tip()
+        view = StateView(repo.git, tip)
+        writer = ObjectWriter(repo.git)
+        draft = operation(view, writer)
+        if draft is None:
+            return None
+        episode = draft.episode
+        episode.who = episode.who or f"{sig.name} <{sig.email}>"
+        episode_entries = [
+            (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
+        ]
+        episode_entries.append((EPISODE_FILE, MODE_BLOB, writer.blob(episode.to_bytes())))
+        changes: TreeChanges = {
+            **draft.changes,
+            EPISODE: (MODE_TREE, writer.tree(episode_entries)),
+        }
+        tree = edit_tree(writer, view.tree_id, changes)
+        writer.flush()
+        message = f"tm {episode.kind}: {episode.summary}\n\nTinymem-Episode: {episode.id}\n"
+        try:
+            commit = repo.git.create_commit(
+                STATE_REF, sig, sig, message, pygit2.Oid(hex=tree), [tip] if tip else []
+            )
+        except (pygit2.GitError, OSError, ValueError) as exc:
+            # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
+            if not _is_cas_failure(exc):
+                raise
+            # Another process won the race: back off a little and redo the work on its tip.
+            time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+            continue
+        return Committed(str(commit), episode, StateView(repo.git, str(commit)))
+    raise ConcurrencyError(
+        f"{STATE_REF} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy,"
+        " try again"
+    )
+
+
+def current(repo: Repo) -> StateView:
+    """The State Map at the tip; refuses when `tm init` has not run in this repository."""
+    tip = repo.state_tip()
+    if tip is None:
+        raise NotInitializedError(f"tm is not initialized in {repo.workdir}; run `tm init` first")
+    return StateView(repo.git, tip)
+
+
+def read_episode(repo: pygit2.Repository, commit_id: str) -> Episode:
+    data = StateView(repo, commit_id).episode_blob(EPISODE_FILE)
+    if data is None:
+        raise CorruptStateError(f"ledger commit {commit_id[:12]} has no episode record")
+    return Episode.from_bytes(data)
+
+
+def history(repo: Repo, newest_first: bool = True) -> Iterator[tuple[str, Episode]]:
+    """(commit id, episode) along the ledger's first-parent chain."""
+    tip = repo.state_tip()
+    if tip is None:
+        return
+    order = pygit2.enums.SortMode.TOPOLOGICAL
+    if not newest_first:
+        order |= pygit2.enums.SortMode.REVERSE
+    walker = repo.git.walk(pygit2.Oid(hex=tip), order)
+    walker.simplify_first_parent()
+    for commit in walker:
+        yield str(commit.id), read_episode(repo.git, str(commit.id))
+
+
+def resolve_episode(repo: Repo, ref: str) -> str:
+    """A ledger commit id from a commit-id prefix or an episode id (as `tm log` prints them)."""
+    ref = ref.strip().lower()
+    if not ref:
+        raise UsageError("an empty episode id was given")
+    matches = [cid for cid, ep in history(repo) if cid.startswith(ref) or ep.id.startswith(ref)]
+    if not matches:
+        raise UsageError(f"no episode matches {ref!r}; `tm log` lists them")
+    if len(set(matches)) > 1:
+        raise UsageError(f"{ref!r} is ambiguous: it matches {len(matches)} episodes")
+    return matches[0]

@@ -1,0 +1,119 @@
+"""`tm rebuild`: re-derive the State Map from the ledger alone and prove it equals the stored one.
+
+Two independent derivations are checked against the stored tip:
+1. replaying every episode's file records (snapshot and metadata ids) from the root commit
+   reproduces the stored State Map tree exactly (same tree id: files/, entities/, meta/,
+   proposals/);
+2. folding every episode's entity transitions reproduces each entity's state and artifact as
+   the stored metadata records them, and every SUPERSEDED transition leaves the artifact that
+   was AUTHORITATIVE just before.
+Nothing is written: object ids are computed in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tinymem.errors import CorruptStateError
+from tinymem.gitobjects import MODE_BLOB, MODE_EXEC, MODE_TREE, ObjectWriter, edit_tree
+from tinymem.ledger import current, history
+from tinymem.records import State, entity_key
+from tinymem.repository import Repo
+from tinymem.statemap import ENTITIES, EPISODE, FILES, META, PROPOSALS, FileMeta
+from tinymem.transitions import TreeEdits, entity_tree
+
+
+@dataclass
+class RebuildReport:
+    episodes: int
+    differences: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+
+def rebuild(repo: Repo) -> RebuildReport:
+    view = current(repo)
+    writer = ObjectWriter(repo.git)  # never flushed
+    tree: str | None = None
+    states: dict[str, tuple[State, str]] = {}
+    report = RebuildReport(episodes=0)
+    for commit, ep in history(repo, newest_first=False):
+        report.episodes += 1
+        edits: TreeEdits = {}
+        for path, rec in ep.files.items():
+            meta_oid = rec.get("meta")
+            if meta_oid is None or meta_oid not in repo.git.odb:
+                report.differences.append(
+                    f"episode {ep.id} ({commit[:12]}): metadata of {path} is missing"
+                )
+                continue
+            meta = FileMeta.from_bytes(bytes(repo.git[meta_oid].data))
+            snapshot = rec.get("snapshot")
+            mode = MODE_EXEC if meta.executable else MODE_BLOB
+            edits[f"{FILES}/{path}"] = None if snapshot is None else (mode, snapshot)
+            edits[f"{META}/{path}"] = (MODE_BLOB, meta_oid)
+            ents = entity_tree(writer, meta)
+            edits[f"{ENTITIES}/{path}"] = None if ents is None else (MODE_TREE, ents)
+        for pid, oid in ep.proposals.items():
+            edits[f"{PROPOSALS}/{pid}"] = None if oid is None else (MODE_BLOB, oid)
+        tree = edit_tree(writer, tree, edits)
+        for t in ep.transitions:
+            if t.to_state is State.SUPERSEDED:
+                before = states.get(t.entity)
+                if before != (State.AUTHORITATIVE, t.artifact):
+                    report.differences.append(
+                        f"episode {ep.id}: {t.entity} superseded {t.artifact[:12]}, which was not"
+                        " its authoritative artifact"
+                    )
+            elif t.to_state in (State.AUTHORITATIVE, State.TOMBSTONED):
+                states[t.entity] = (t.to_state, t.artifact)
+    if view.tree_id is None:
+        raise CorruptStateError("the state tip has no tree")
+    stored = edit_tree(writer, view.tree_id, {EPISODE: None})
+    rebuilt = tree if tree is not None else writer.tree([])
+    if stored != rebuilt:
+        report.differences.extend(_tree_diff(repo, writer, stored, rebuilt))
+    for meta in view.all_meta():
+        for rec in meta.entities.values():
+            key = entity_key(meta.path, rec.symbol)
+            folded = states.pop(key, None)
+            if folded != (rec.state, rec.artifact):
+                said = "nothing" if folded is None else f"{folded[0].value} {folded[1][:12]}"
+                report.differences.append(
+                    f"{key}: the ledger's transitions give {said}, the State Map records"
+                    f" {rec.state.value} {rec.artifact[:12]}"
+                )
+    for key, (state, artifact) in sorted(states.items()):
+        report.differences.append(
+            f"{key}: the ledger's transitions give {state.value} {artifact[:12]},"
+            " the State Map has no record"
+        )
+    return report
+
+
+def _flatten(repo: Repo, writer: ObjectWriter, tree: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    stack = [("", tree)]
+    while stack:
+        prefix, oid = stack.pop()
+        for name, mode, child in writer.tree_entries(oid):
+            if mode == MODE_TREE:
+                stack.append((prefix + name + "/", child))
+            else:
+                out[prefix + name] = child
+    return out
+
+
+def _tree_diff(repo: Repo, writer: ObjectWriter, stored: str, rebuilt: str) -> list[str]:
+    a = _flatten(repo, writer, stored)
+    b = _flatten(repo, writer, rebuilt)
+    lines = []
+    for path in sorted(set(a) | set(b)):
+        if a.get(path) != b.get(path):
+            lines.append(
+                f"{path}: stored {(a.get(path) or 'nothing')[:12]},"
+                f" rebuilt from the ledger {(b.get(path) or 'nothing')[:12]}"
+            )
+    return lines

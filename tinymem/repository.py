@@ -1,0 +1,78 @@
+"""Opening the user's repository and the places tm may write in it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+
+import pygit2
+
+from tinymem.errors import RepositoryError, UnsafePathError
+
+STATE_REF = "refs/tinymem/state"
+CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
+
+
+@dataclass
+class Repo:
+    git: pygit2.Repository
+    workdir: str  # absolute, with no trailing separator
+
+    @cached_property
+    def cache_dir(self) -> str:
+        """`.git/tinymem/`: created on first use; holds nothing that cannot be rebuilt."""
+        path = os.path.join(self.git.path, CACHE_DIRNAME)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def abspath(self, rel: str) -> str:
+        return os.path.join(self.workdir, rel)
+
+    def rel(self, user_path: str, cwd: str | None = None) -> str:
+        """A path the user typed (relative to `cwd`, or absolute) as a repository path."""
+        from tinymem.paths import repo_relative
+
+        full = os.path.normpath(os.path.join(cwd or os.getcwd(), user_path))
+        rel = os.path.relpath(full, self.workdir)
+        if rel == os.curdir:
+            return ""
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            raise UnsafePathError(f"{user_path} is outside the repository at {self.workdir}")
+        return repo_relative(self.workdir, rel.replace(os.sep, "/"))
+
+    def signature(self) -> pygit2.Signature:
+        try:
+            return self.git.default_signature
+        except (KeyError, pygit2.GitError):
+            # No user.name/user.email configured: the ledger still needs an author.
+            return pygit2.Signature("tinymem", "tinymem@localhost")
+
+    def state_tip(self) -> str | None:
+        try:
+            ref = self.git.references.get(STATE_REF)
+        except pygit2.GitError as exc:
+            raise RepositoryError(f"cannot read {STATE_REF}: {exc}") from exc
+        if ref is None:
+            return None
+        return str(ref.target)
+
+
+def open_repo(start: str | None = None) -> Repo:
+    """The repository containing `start` (default: the current directory)."""
+    where = os.path.abspath(start or os.getcwd())
+    try:
+        found = pygit2.discover_repository(where)
+    except pygit2.GitError as exc:
+        raise RepositoryError(f"cannot open a git repository at {where}: {exc}") from exc
+    if found is None:
+        raise RepositoryError(f"{where} is not inside a git work tree; run tm inside a repository")
+    try:
+        git = pygit2.Repository(found)
+    except pygit2.GitError as exc:
+        raise RepositoryError(f"cannot open the git repository at {found}: {exc}") from exc
+    if git.is_bare or git.workdir is None:
+        raise RepositoryError(
+            f"{found} is a bare repository; tm needs a work tree to compare against"
+        )
+    return Repo(git=git, workdir=os.path.abspath(git.workdir).rstrip(os.sep))

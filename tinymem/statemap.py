@@ -1,0 +1,259 @@
+"""The State Map as stored in a ledger commit's tree, and its per-file metadata records.
+
+Tree layout of every commit on `refs/tinymem/state` (see docs/formats.md):
+
+    files/<path>               authoritative snapshot of each live tracked file
+    entities/<path>/<symbol>   authoritative artifact of each live entity (symbol escaped)
+    meta/<path>                JSON FileMeta: every entity of the file with its record
+    proposals/<id>             JSON of each pending proposal (PROPOSED artifacts)
+    episode/                   this commit's own record (episode.json, prompt, reply, ...)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pygit2
+
+from tinymem.errors import CorruptStateError
+from tinymem.gitobjects import MODE_TREE, walk_blobs
+from tinymem.records import Confidence, Source, State, entity_key
+
+FILES = "files"
+ENTITIES = "entities"
+META = "meta"
+PROPOSALS = "proposals"
+EPISODE = "episode"
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.@#")
+
+
+def escape_symbol(symbol: str) -> str:
+    """A tree entry name for a symbol: survives `/`, operators, unicode and `git fsck --strict`.
+
+    Everything outside a small safe set is %XX-encoded (UTF-8), and so is a leading dot, so
+    no name can be `.`, `..` or `.git`.
+    """
+    out = []
+    for i, ch in enumerate(symbol):
+        if ch in _SAFE and not (i == 0 and ch == "."):
+            out.append(ch)
+        else:
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8"))
+    return "".join(out) or "%"
+
+
+def unescape_symbol(name: str) -> str:
+    if name == "%":
+        return ""
+    raw = bytearray()
+    i = 0
+    while i < len(name):
+        if name[i] == "%" and i + 3 <= len(name):
+            raw.append(int(name[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            raw += name[i].encode("utf-8")
+            i += 1
+    return raw.decode("utf-8")
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    symbol: str
+    kind: str
+    start: int  # byte span in the file snapshot
+    end: int
+    artifact: str  # blob id of the entity's text (for TOMBSTONED: the last artifact)
+    state: State
+    confidence: Confidence
+    source: Source
+    episode: str  # id of the episode that set this record
+    time: str  # ISO time of that episode
+    reason: str | None = None  # why the confidence is not CONFIRMED, or why tombstoned
+    base: str | None = None  # artifact a model proposal was written against
+    superseded: tuple[str, ...] = ()  # earlier artifacts, oldest first
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "span": [self.start, self.end],
+            "artifact": self.artifact,
+            "state": self.state.value,
+            "confidence": self.confidence.value,
+            "source": self.source.value,
+            "episode": self.episode,
+            "time": self.time,
+            "reason": self.reason,
+            "base": self.base,
+            "superseded": list(self.superseded),
+        }
+
+    @classmethod
+    def from_json(cls, symbol: str, raw: dict[str, Any]) -> EntityRecord:
+        return cls(
+            symbol=symbol,
+            kind=raw["kind"],
+            start=raw["span"][0],
+            end=raw["span"][1],
+            artifact=raw["artifact"],
+            state=State(raw["state"]),
+            confidence=Confidence(raw["confidence"]),
+            source=Source(raw["source"]),
+            episode=raw["episode"],
+            time=raw["time"],
+            reason=raw.get("reason"),
+            base=raw.get("base"),
+            superseded=tuple(raw.get("superseded", ())),
+        )
+
+
+@dataclass(frozen=True)
+class FileMeta:
+    path: str
+    snapshot: str  # blob id of the authoritative file text (last one, if deleted)
+    kind: str  # "code" | "text" | "binary" | "oversize"
+    language: str | None
+    method: str  # how entities were found: "tree-sitter" | "regex" | "none"
+    clean: bool
+    reason: str | None
+    deleted: bool = False
+    executable: bool = False
+    entities: dict[str, EntityRecord] = field(default_factory=dict)
+
+    def live_entities(self) -> Iterator[EntityRecord]:
+        for rec in self.entities.values():
+            if rec.state is State.AUTHORITATIVE:
+                yield rec
+
+    def key(self, symbol: str) -> str:
+        return entity_key(self.path, symbol)
+
+    def to_bytes(self) -> bytes:
+        doc = {
+            "version": 1,
+            "path": self.path,
+            "snapshot": self.snapshot,
+            "kind": self.kind,
+            "language": self.language,
+            "method": self.method,
+            "clean": self.clean,
+            "reason": self.reason,
+            "deleted": self.deleted,
+            "executable": self.executable,
+            "entities": {s: r.to_json() for s, r in sorted(self.entities.items())},
+        }
+        return json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1).encode() + b"\n"
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> FileMeta:
+        try:
+            raw = json.loads(data)
+            return cls(
+                path=raw["path"],
+                snapshot=raw["snapshot"],
+                kind=raw["kind"],
+                language=raw["language"],
+                method=raw["method"],
+                clean=raw["clean"],
+                reason=raw["reason"],
+                deleted=raw.get("deleted", False),
+                executable=raw.get("executable", False),
+                entities={
+                    s: EntityRecord.from_json(s, r) for s, r in raw.get("entities", {}).items()
+                },
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptStateError(f"unreadable file metadata record: {exc}") from exc
+
+    def with_entities(self, entities: dict[str, EntityRecord]) -> FileMeta:
+        return replace(self, entities=entities)
+
+
+class StateView:
+    """Read access to the State Map at one ledger commit (None: nothing recorded yet)."""
+
+    def __init__(self, repo: pygit2.Repository, commit_id: str | None) -> None:
+        self.repo = repo
+        self.commit_id = commit_id
+        self.tree_id: str | None = None
+        self._subtrees: dict[str, str | None] = {}
+        if commit_id is not None:
+            try:
+                commit = repo[commit_id]
+                self.tree_id = str(commit.tree_id)
+            except (KeyError, ValueError, pygit2.GitError) as exc:
+                raise CorruptStateError(f"ledger commit {commit_id} is unreadable: {exc}") from exc
+        self._files: dict[str, str] | None = None
+        self._meta_cache: dict[str, FileMeta | None] = {}
+
+    def subtree(self, name: str) -> str | None:
+        if name not in self._subtrees:
+            oid: str | None = None
+            if self.tree_id is not None:
+                tree = self.repo[self.tree_id]
+                if name in tree:
+                    entry = tree[name]
+                    if entry.filemode == MODE_TREE:
+                        oid = str(entry.id)
+            self._subtrees[name] = oid
+        return self._subtrees[name]
+
+    def files(self) -> dict[str, str]:
+        """Path -> snapshot blob id of every live tracked file."""
+        if self._files is None:
+            sub = self.subtree(FILES)
+            self._files = dict(walk_blobs(self.repo, sub)) if sub else {}
+        return self._files
+
+    def blob(self, oid: str) -> bytes:
+        try:
+            return bytes(self.repo[oid].data)
+        except (KeyError, ValueError) as exc:
+            raise CorruptStateError(f"artifact {oid} is missing from the vault") from exc
+
+    def _lookup(self, top: str, path: str) -> str | None:
+        sub = self.subtree(top)
+        if sub is None:
+            return None
+        try:
+            entry = self.repo[sub][path]
+        except KeyError:
+            return None
+        return str(entry.id)
+
+    def meta(self, path: str) -> FileMeta | None:
+        if path not in self._meta_cache:
+            oid = self._lookup(META, path)
+            self._meta_cache[path] = None if oid is None else FileMeta.from_bytes(self.blob(oid))
+        return self._meta_cache[path]
+
+    def meta_paths(self) -> list[str]:
+        sub = self.subtree(META)
+        return [p for p, _ in walk_blobs(self.repo, sub)] if sub else []
+
+    def all_meta(self) -> Iterator[FileMeta]:
+        for path in sorted(self.meta_paths()):
+            meta = self.meta(path)
+            if meta is not None:
+                yield meta
+
+    def episode_blob(self, name: str) -> bytes | None:
+        sub = self.subtree(EPISODE)
+        if sub is None:
+            return None
+        tree = self.repo[sub]
+        if name not in tree:
+            return None
+        return bytes(self.repo[tree[name].id].data)
+
+    def proposal_ids(self) -> list[str]:
+        sub = self.subtree(PROPOSALS)
+        return sorted(p for p, _ in walk_blobs(self.repo, sub)) if sub else []
+
+    def proposal_blob(self, pid: str) -> bytes | None:
+        oid = self._lookup(PROPOSALS, pid)
+        return None if oid is None else self.blob(oid)

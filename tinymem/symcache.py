@@ -1,0 +1,117 @@
+"""Symbol extraction cached by blob id: re-indexing an unchanged file costs one lookup.
+
+Lives in `.git/tinymem/symbols.sqlite`; derived data only. Any failure of the cache is a miss,
+never an error: the cache can always be deleted and rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+
+from tinymem.symbols import EXTRACTOR_VERSION, Extraction, Symbol, extract, language_for_path
+
+
+def _lang_key(path: str) -> str:
+    lang = language_for_path(path)
+    if lang is not None:
+        return lang
+    base = os.path.basename(path).lower()
+    ext = os.path.splitext(base)[1]
+    return "ext" + (ext or ":" + base)
+
+
+def _encode(ex: Extraction) -> str:
+    return json.dumps(
+        [
+            ex.language,
+            ex.method,
+            ex.clean,
+            ex.reason,
+            [[s.name, s.kind, s.start, s.end, s.parent] for s in ex.symbols],
+        ]
+    )
+
+
+def _decode(raw: str) -> Extraction:
+    language, method, clean, reason, symbols = json.loads(raw)
+    return Extraction(
+        language=language,
+        method=method,
+        symbols=tuple(Symbol(n, k, s, e, p) for n, k, s, e, p in symbols),
+        clean=clean,
+        reason=reason,
+    )
+
+
+class SymbolCache:
+    def __init__(self, cache_dir: str) -> None:
+        self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[str, str]] = []
+        try:
+            db = sqlite3.connect(os.path.join(cache_dir, "symbols.sqlite"), timeout=10)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute("CREATE TABLE IF NOT EXISTS symbols (key TEXT PRIMARY KEY, value TEXT)")
+            self._db = db
+        except sqlite3.Error:
+            self._db = None
+
+    def key(self, path: str, oid: str) -> str:
+        return f"{EXTRACTOR_VERSION}:{_lang_key(path)}:{oid}"
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Extraction]:
+        found: dict[str, Extraction] = {}
+        if self._db is None:
+            return found
+        wanted = list(keys)
+        try:
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, value FROM symbols WHERE key IN ({marks})", chunk
+                )
+                for key, value in rows:
+                    found[key] = _decode(value)
+        except (sqlite3.Error, ValueError):
+            return {}
+        return found
+
+    def put(self, key: str, ex: Extraction) -> None:
+        self._pending.append((key, _encode(ex)))
+
+    def extract(self, path: str, oid: str, data: bytes) -> Extraction:
+        key = self.key(path, oid)
+        hit = self.get_many([key]).get(key)
+        if hit is not None:
+            return hit
+        ex = extract(path, data)
+        self.put(key, ex)
+        return ex
+
+    def close(self) -> None:
+        if self._db is None:
+            return
+        try:
+            if self._pending:
+                with self._db:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO symbols (key, value) VALUES (?, ?)", self._pending
+                    )
+            self._db.close()
+        except sqlite3.Error:
+            pass
+        self._pending.clear()
+        self._db = None
+
+
+def extraction_for(
+    cache: SymbolCache, path: str, oid: str, data: bytes, kind: str
+) -> Extraction | None:
+    """Entities of a file's text; None for binary and over-size files (snapshot only)."""
+    if kind != "text":
+        return None
+    return cache.extract(path, oid, data)

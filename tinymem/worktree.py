@@ -1,0 +1,74 @@
+"""Reading files from the work tree the way git would store them (filters applied)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from tinymem.gitobjects import blob_id
+from tinymem.repository import Repo
+
+# Larger files get a snapshot but no entities: parsing them would dominate every operation
+# and no small model can take them in one prompt anyway.
+MAX_ENTITY_BYTES = 1 << 20
+_BINARY_PROBE = 8000  # git's own heuristic: a NUL byte in the first 8000 bytes
+
+
+class NotAFileError(OSError):
+    """The path exists but is a symlink, directory or special file."""
+
+
+@dataclass(frozen=True)
+class WorktreeFile:
+    path: str
+    oid: str  # blob id git would give this file (after filters)
+    data: bytes  # the filtered content, i.e. the blob's bytes
+    executable: bool
+
+    @property
+    def kind(self) -> str:
+        return classify(self.data)
+
+
+def classify(data: bytes) -> str:
+    if b"\x00" in data[:_BINARY_PROBE]:
+        return "binary"
+    if len(data) > MAX_ENTITY_BYTES:
+        return "oversize"
+    return "text"
+
+
+def lstat_regular(path: str) -> os.stat_result:
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise NotAFileError(f"{path} is a symlink")
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(f"{path} is not a regular file")
+    return st
+
+
+def read_file(repo: Repo, rel: str) -> WorktreeFile:
+    """Raises OSError (incl. NotAFileError) when the file is missing, unreadable or not regular."""
+    full = repo.abspath(rel)
+    st = lstat_regular(full)
+    with open(full, "rb") as f:
+        raw = f.read()
+    executable = bool(st.st_mode & 0o100)
+    oid = str(repo.git.hashfile(full, as_path=rel))
+    if oid == blob_id(raw):
+        return WorktreeFile(rel, oid, raw, executable)
+    # The common filter is CRLF -> LF; confirm it reproduces git's id before trusting it.
+    lf = raw.replace(b"\r\n", b"\n")
+    if blob_id(lf) == oid:
+        return WorktreeFile(rel, oid, lf, executable)
+    # Any other filter (ident, custom drivers): let libgit2 produce the blob.
+    stored = repo.git.create_blob_fromworkdir(rel)
+    return WorktreeFile(rel, str(stored), bytes(repo.git[stored].data), executable)
+
+
+def hash_file(repo: Repo, rel: str) -> str:
+    """git's blob id for the work tree file (filters applied), without keeping its content."""
+    full = repo.abspath(rel)
+    lstat_regular(full)
+    return str(repo.git.hashfile(full, as_path=rel))
