@@ -45,9 +45,10 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import core
+    from tinymem.commands import ask, core
 
     core.register(app)
+    ask.register(app)
 
 
 _register()

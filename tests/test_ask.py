@@ -1,0 +1,188 @@
+"""`tm ask` end to end: real litellm, a real loopback model server, a real repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY_APP, git, tm, write
+from tests.modelserver import ModelServer, ScriptedReply
+
+REPLY = """Here is the retry:
+
+```python path=app.py
+def fetch_user(uid, retries=3):
+    for _ in range(retries):
+        return {"id": uid}
+```
+"""
+
+
+@pytest.fixture
+def server() -> ModelServer:
+    with ModelServer() as s:
+        yield s
+
+
+def _setup(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+
+
+def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    server.add(REPLY)
+    proc = tm(
+        repo,
+        "ask",
+        "add a retry to fetch_user",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "for _ in range(retries)" in proc.stdout  # streamed to the terminal
+    assert "modify fetch_user" in proc.stdout
+    sent = server.chat_requests[0].body["messages"]
+    assert "app.py::fetch_user" in sent[1]["content"]  # hydrated with its key
+    assert "add a retry to fetch_user" in sent[1]["content"]
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["kind"] == "ask"
+    stored = json.loads(git(repo, "show", "refs/tinymem/state:episode/messages.json"))
+    assert stored == sent  # the exact messages sent are kept
+    assert git(repo, "show", "refs/tinymem/state:episode/response.txt") == REPLY
+    (pid,) = episode["proposals"]
+    prop = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}"))
+    assert prop["confidence"] == "CONFIRMED"
+    assert prop["gates"]["A"] == "pass" and prop["gates"]["ETV"] == "pass"
+    assert prop["hydrated"] is True
+    assert any(t["to"] == "PROPOSED" for t in episode["transitions"])
+    # Nothing in the work tree changed: proposals are not truth.
+    assert (repo / "app.py").read_text() == PY_APP
+    assert tm(repo, "rebuild").returncode == 0
+
+
+def test_ask_ollama_passes_context_size(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    server.add(REPLY)
+    proc = tm(
+        repo,
+        "ask",
+        "retry fetch_user",
+        "-m",
+        "ollama_chat/qwen2.5-coder:7b",
+        "--api-base",
+        server.url,
+    )
+    assert proc.returncode == 0, proc.stderr
+    body = server.chat_requests[0].body
+    assert body["options"]["num_ctx"] == 8192
+
+
+def test_dry_run_sends_nothing_and_is_deterministic(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    a = tm(repo, "ask", "fix Client.get", "--dry-run", "--api-base", server.url)
+    b = tm(repo, "ask", "fix Client.get", "--dry-run", "--api-base", server.url)
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    assert "tokens (estimate)" in a.stdout
+    assert server.requests == []
+    assert git(repo, "rev-list", "--count", "refs/tinymem/state").strip() == "1"
+
+
+def test_stale_entity_is_excluded_and_blocks(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "hand": 1}'))
+    server.add(REPLY)
+    proc = tm(
+        repo,
+        "ask",
+        "retry fetch_user",
+        "--json",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = server.chat_requests[0].body["messages"][1]["content"]
+    assert "STATE NOTICE" in sent and "app.py::fetch_user" in sent
+    assert '"hand": 1' not in sent  # the model never sees stale code
+    doc = json.loads(proc.stdout)
+    assert doc["proposals"][0]["blocked"].startswith("ETV: STALE")
+
+
+@pytest.mark.parametrize(
+    "reply,code,needle",
+    [
+        (ScriptedReply(failure="not_found"), 7, "does not know the model"),
+        (ScriptedReply(failure="server_error"), 6, "127.0.0.1"),
+    ],
+)
+def test_model_failures_are_one_sentence_and_recorded(
+    repo: Path, server: ModelServer, reply: ScriptedReply, code: int, needle: str
+) -> None:
+    _setup(repo)
+    server.add(reply)
+    proc = tm(
+        repo,
+        "ask",
+        "x",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == code, proc.stderr
+    assert needle in proc.stderr
+    assert "Traceback" not in proc.stderr
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["outcome"] == "failed"
+
+
+def test_unreachable_endpoint(repo: Path) -> None:
+    _setup(repo)
+    proc = tm(
+        repo,
+        "ask",
+        "x",
+        "-m",
+        "openai/test",
+        "--api-base",
+        "http://127.0.0.1:9/v1",
+        "--timeout",
+        "5",
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 6, proc.stderr
+    assert "127.0.0.1:9" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_unsafe_paths_never_become_proposals(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    server.add(
+        "```sh path=.git/hooks/pre-commit\nrm -rf /\n```\n\n```python path=../evil.py\nx=1\n```\n"
+    )
+    proc = tm(
+        repo,
+        "ask",
+        "x",
+        "--json",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["proposals"] == []
+    assert len(doc["refused"]) == 2

@@ -1,0 +1,176 @@
+"""`tm ask`: ETV, hydration, one model call, and the reply recorded as gated proposals.
+
+Every call is an episode, including failed and aborted ones: the exact messages sent, the raw
+reply, model, timings, token counts and hydrated entity keys are stored in its ledger commit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from tinymem import config as cfg
+from tinymem.errors import ModelError
+from tinymem.etv import EtvReport, verify
+from tinymem.gitobjects import MODE_BLOB, ObjectWriter
+from tinymem.hydrate import Hydration, hydrate
+from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
+from tinymem.llm import CallResult, OnText, call
+from tinymem.proposals import Outcome, build
+from tinymem.records import State, entity_key
+from tinymem.reply import parse_reply
+from tinymem.repository import Repo
+from tinymem.statemap import PROPOSALS, StateView
+
+
+@dataclass
+class AskOptions:
+    prompt: str
+    files: list[str] = field(default_factory=list)
+    flags: dict[str, str | None] = field(default_factory=dict)  # model, apiBase, budget, ...
+
+
+@dataclass
+class Prepared:
+    view: StateView
+    etv: EtvReport
+    hydration: Hydration
+    model: str
+    api_base: str | None
+    context: int
+    timeout: float
+    max_reply: int
+
+
+@dataclass
+class AskResult:
+    prepared: Prepared
+    call: CallResult | None
+    outcome: Outcome | None
+    committed: Committed | None
+    error: ModelError | None = None
+
+
+def prepare(repo: Repo, opts: AskOptions) -> Prepared:
+    view = current(repo)
+    values = cfg.resolve(repo.git, opts.flags)
+    context = cfg.as_int(values, "context") or 8192
+    budget = cfg.as_int(values, "budget") or max(512, context - max(1024, context // 4))
+    etv = verify(repo, view)
+    recent = list(islice(history(repo), 6))
+    files = [repo.rel(f) for f in opts.files]
+    hyd = hydrate(view, etv, opts.prompt, files=files, budget=budget, recent=recent)
+    return Prepared(
+        view=view,
+        etv=etv,
+        hydration=hyd,
+        model=values["model"].value or cfg.DEFAULT_MODEL,
+        api_base=values["apiBase"].value,
+        context=context,
+        timeout=float(cfg.as_int(values, "timeout") or 120),
+        max_reply=cfg.as_int(values, "maxReply") or 200_000,
+    )
+
+
+def ask(repo: Repo, opts: AskOptions, on_text: OnText | None = None) -> AskResult:
+    prep = prepare(repo, opts)
+    hyd = prep.hydration
+    result = AskResult(prep, None, None, None)
+    try:
+        result.call = call(
+            prep.model,
+            hyd.messages,
+            api_base=prep.api_base,
+            timeout=prep.timeout,
+            context=prep.context,
+            max_reply_chars=prep.max_reply,
+            on_text=on_text,
+        )
+    except ModelError as exc:
+        result.error = exc
+    result.committed = commit_episode(
+        repo, lambda view, writer: _record(repo, opts, result, view, writer)
+    )
+    return result
+
+
+def _record(
+    repo: Repo, opts: AskOptions, result: AskResult, view: StateView, writer: ObjectWriter
+) -> Draft:
+    prep = result.prepared
+    hyd = prep.hydration
+    episode = Episode(kind="ask", summary=" ".join(opts.prompt.split())[:120])
+    details: dict[str, Any] = {
+        "model": prep.model,
+        "api_base": prep.api_base,
+        "budget": hyd.budget,
+        "prompt_tokens_estimate": hyd.tokens,
+        "hydrated": hyd.hydrated,
+        "mapped": len(hyd.mapped),
+        "stale": hyd.stale,
+    }
+    attachments = {
+        "prompt.txt": opts.prompt.encode(),
+        "messages.json": json.dumps(hyd.messages, indent=1, ensure_ascii=False).encode(),
+    }
+    edits: dict[str, tuple[int, str] | None] = {}
+    if result.error is not None:
+        episode.outcome = "failed"
+        details["error"] = str(result.error)
+        details["exit_code"] = result.error.exit_code
+    elif result.call is not None:
+        c = result.call
+        attachments["response.txt"] = c.text.encode()
+        details.update(
+            seconds=round(c.seconds, 3),
+            first_token_seconds=None
+            if c.first_token_seconds is None
+            else round(c.first_token_seconds, 3),
+            usage={"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
+        )
+        if c.aborted:
+            episode.outcome = "aborted"
+        # ETV again now: a file the user edited while the model was talking must block.
+        etv_now = verify(repo, view)
+        hydrated = {h["entity"]: h["artifact"] for h in hyd.hydrated}
+        outcome = build(
+            view, writer, repo.workdir, parse_reply(c.text), etv_now, hydrated, episode.id
+        )
+        result.outcome = outcome
+        for p in outcome.proposals:
+            oid = writer.blob(p.to_bytes())
+            edits[f"{PROPOSALS}/{p.id}"] = (MODE_BLOB, oid)
+            episode.proposals[p.id] = oid
+            for e in p.entities:
+                if e.artifact is not None and p.path is not None:
+                    episode.transitions.append(
+                        Transition(
+                            entity_key(p.path, e.symbol),
+                            None,
+                            State.PROPOSED,
+                            e.artifact,
+                            f"proposed by {prep.model} ({p.id})",
+                        )
+                    )
+        details["proposals"] = [
+            {
+                "id": p.id,
+                "path": p.path,
+                "kind": p.kind,
+                "confidence": p.confidence,
+                "gates": p.gates,
+            }
+            for p in outcome.proposals
+        ]
+        details["refused"] = outcome.refused
+        if not c.aborted:
+            blocked = sum(1 for p in outcome.proposals if p.blocked)
+            episode.outcome = (
+                f"{len(outcome.proposals)} proposal(s), {blocked} blocked"
+                if outcome.proposals
+                else "no proposals"
+            )
+    episode.details = details
+    return Draft(episode=episode, changes=edits, attachments=attachments)

@@ -1,0 +1,136 @@
+"""`tm ask`."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.markup import escape
+
+from tinymem.commands.output import emit_json, err, out
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask_cmd)
+
+
+def ask_cmd(
+    prompt: str = typer.Argument(..., help="What you want the model to do."),
+    files: list[str] = typer.Option(
+        None, "--file", "-f", help="Hydrate this file in full (repeatable)."
+    ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="litellm model, e.g. ollama_chat/qwen2.5-coder:7b."
+    ),
+    api_base: str = typer.Option(None, "--api-base", help="Endpoint URL of the model server."),
+    budget: int = typer.Option(None, "--budget", help="Prompt token budget."),
+    timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the exact messages and their token count; call nothing."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
+) -> None:
+    """Ask the model; its reply becomes proposals that tm can prove, or refuses with reasons.
+
+    The State Map is verified against the work tree first (STALE entities are never shown to
+    the model); the current truth that matters for the prompt is hydrated inside the token
+    budget; the reply is streamed, parsed and recorded as PROPOSED in one ledger episode.
+    Precedence of settings: flags > TM_* environment > git config tinymem.* > defaults.
+    """
+    from tinymem.ask import AskOptions, ask, prepare
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    flags: dict[str, str | None] = {
+        "model": model,
+        "apiBase": api_base,
+        "budget": None if budget is None else str(budget),
+        "timeout": None if timeout is None else str(timeout),
+    }
+    opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
+    if dry_run:
+        prep = prepare(repo, opts)
+        if as_json:
+            emit_json(
+                {
+                    "model": prep.model,
+                    "api_base": prep.api_base,
+                    "tokens": prep.hydration.tokens,
+                    "budget": prep.hydration.budget,
+                    "messages": prep.hydration.messages,
+                    "hydrated": prep.hydration.hydrated,
+                    "stale": prep.hydration.stale,
+                }
+            )
+            return
+        for m in prep.hydration.messages:
+            sys.stdout.write(f"----- {m['role']} -----\n{m['content']}\n")
+        sys.stdout.write(
+            f"----- {prep.hydration.tokens} tokens (estimate) of a {prep.hydration.budget}"
+            f" budget; model {prep.model}; nothing was sent -----\n"
+        )
+        return
+
+    def on_text(piece: str) -> None:
+        if not as_json:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    result = ask(repo, opts, on_text)
+    if not as_json:
+        sys.stdout.write("\n")
+    ep = result.committed.episode if result.committed else None
+    if as_json:
+        emit_json(
+            {
+                "episode": ep.id if ep else None,
+                "commit": result.committed.commit if result.committed else None,
+                "outcome": ep.outcome if ep else None,
+                "error": str(result.error) if result.error else None,
+                "proposals": [
+                    {
+                        "id": p.id,
+                        "path": p.path,
+                        "kind": p.kind,
+                        "confidence": p.confidence,
+                        "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
+                        "gates": p.gates,
+                        "blocked": p.blocked,
+                    }
+                    for p in (result.outcome.proposals if result.outcome else [])
+                ],
+                "refused": result.outcome.refused if result.outcome else [],
+            }
+        )
+    if result.error is not None:
+        raise result.error
+    if result.call is not None and result.call.aborted:
+        err().print(
+            f"Interrupted: the partial reply was recorded (episode {ep.id if ep else '?'})."
+        )
+        raise typer.Exit(130)
+    if as_json or result.outcome is None:
+        return
+    con = out()
+    for r in result.outcome.refused:
+        con.print(f"[red]refused[/] {escape(r['path'])}: {escape(r['reason'])}")
+    if not result.outcome.proposals:
+        con.print(f"No proposals in the reply (episode {ep.id if ep else '?'}).")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, title=f"Proposals (episode {ep.id if ep else '?'})")
+    for col in ("id", "file", "entities", "kind", "confidence", "gates"):
+        table.add_column(col)
+    for p in result.outcome.proposals:
+        ents = ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-"
+        table.add_row(
+            p.id,
+            escape(p.path or "?"),
+            escape(ents),
+            p.kind,
+            p.confidence,
+            escape(p.blocked or "pass"),
+        )
+    con.print(table)
+    con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")

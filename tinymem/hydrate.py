@@ -1,0 +1,216 @@
+"""Hydration: the current truth, chosen for this prompt inside a token budget.
+
+Deterministic: the same State Map, work tree and prompt give byte-identical messages. Nothing
+comes from model memory; STALE entities are never shown, only named in the STATE NOTICE.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tinymem.etv import EtvReport
+from tinymem.ledger import Episode
+from tinymem.records import FILE_SYMBOL, State, entity_key
+from tinymem.reply import DELETE_DIRECTIVE_HELP
+from tinymem.statemap import EntityRecord, FileMeta, StateView
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]+")
+RECENT_EPISODES = 4
+RECENT_CHARS = 600  # hard cap of the recent-context window
+
+SYSTEM_PROMPT = """You are a coding assistant working on a git repository through tinymem.
+You have no memory: the CURRENT STATE below is the only truth about the code.
+
+Answer with code in fenced blocks. Rules:
+1. Put the file path in the fence info string, like ```python path=src/app.py
+2. Give each changed function, method or class COMPLETE, from its first line to its last.
+   Several symbols of one file may share a block. Do not repeat unchanged symbols.
+3. A new file: give the whole file in one block with its path.
+4. Never write placeholders such as "... rest of the code unchanged" or "existing code here".
+5. Never remove code by leaving it out. {delete}
+6. Only use paths inside the repository. Do not edit entities listed in a STATE NOTICE.
+Keep prose short."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A deterministic estimate (about four characters per token) used for budgeting.
+
+    Real tokenizers differ by model; the budget keeps a margin for that.
+    """
+    return (len(text) + 3) // 4
+
+
+@dataclass
+class Candidate:
+    meta: FileMeta
+    rec: EntityRecord
+    text: str
+    score: int = 0
+
+    @property
+    def key(self) -> str:
+        return entity_key(self.meta.path, self.rec.symbol)
+
+
+@dataclass
+class Hydration:
+    messages: list[dict[str, str]]
+    hydrated: list[dict[str, str]] = field(default_factory=list)  # key, artifact
+    mapped: list[str] = field(default_factory=list)  # keys shown only as signatures
+    stale: list[str] = field(default_factory=list)
+    tokens: int = 0
+    budget: int = 0
+
+
+def _named(prompt: str) -> tuple[set[str], set[str]]:
+    words = set(_WORD.findall(prompt))
+    paths = {p.strip("./") for p in _PATHISH.findall(prompt)}
+    return words, paths
+
+
+def _file_named(path: str, paths: set[str], files: set[str]) -> bool:
+    if path in files or path in paths:
+        return True
+    base = path.rsplit("/", 1)[-1]
+    return base in paths
+
+
+def _signature(text: str) -> str:
+    for line in text.splitlines():
+        s = line.strip()
+        if s and not s.startswith(("@", "#[", "//", "#", "/*", "*")):
+            return s[:120]
+    return text.strip().splitlines()[0][:120] if text.strip() else ""
+
+
+def hydrate(
+    view: StateView,
+    etv: EtvReport,
+    prompt: str,
+    *,
+    files: list[str],
+    budget: int,
+    recent: list[tuple[str, Episode]],
+) -> Hydration:
+    stale = sorted(etv.stale_keys())
+    stale_set = set(stale)
+    words, paths = _named(prompt)
+    wanted_files = set(files)
+    recent_keys: set[str] = set()
+    for _, ep in recent:
+        if ep.kind == "init":
+            continue
+        recent_keys.update(t.entity for t in ep.transitions if t.to_state is State.AUTHORITATIVE)
+    cands: list[Candidate] = []
+    for meta in view.all_meta():
+        if meta.deleted:
+            continue
+        snapshot: bytes | None = None
+        for rec in meta.live_entities():
+            key = entity_key(meta.path, rec.symbol)
+            if key in stale_set:
+                continue
+            if snapshot is None:
+                snapshot = view.blob(meta.snapshot)
+            text = snapshot[rec.start : rec.end].decode("utf-8", "replace")
+            cands.append(Candidate(meta, rec, text))
+    names = {c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL}
+    named_names = names & words
+    for c in cands:
+        last = c.rec.symbol.rsplit(".", 1)[-1]
+        if _file_named(c.meta.path, paths, wanted_files):
+            c.score = 100
+        elif last in words or c.rec.symbol in words:
+            c.score = 90
+        elif c.key in recent_keys:
+            c.score = 50
+        elif named_names and (named_names & set(_WORD.findall(c.text))):
+            c.score = 30
+    # Named entities pull in the entities they reference (neighbours in the other direction).
+    referenced: set[str] = set()
+    for c in cands:
+        if c.score >= 90:
+            referenced.update(set(_WORD.findall(c.text)) & names)
+    for c in cands:
+        if c.score < 30 and c.rec.symbol.rsplit(".", 1)[-1] in referenced:
+            c.score = 30
+    cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
+
+    system = SYSTEM_PROMPT.format(delete=DELETE_DIRECTIVE_HELP)
+    tail = f"\n[REQUEST]\n{prompt}\n"
+    notice = ""
+    if stale:
+        lines = "\n".join(f"- {k}" for k in stale)
+        notice = (
+            "[STATE NOTICE: DISK DIVERGENCE]\nThese entities were changed outside tinymem and"
+            " are EXCLUDED; do not rewrite them, the user must run `tm adopt` first:\n"
+            f"{lines}\n[END NOTICE]\n\n"
+        )
+    recent_text = _recent_window(recent)
+    fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
+    room = budget - fixed
+    hydrated: list[Candidate] = []
+    covered: list[tuple[str, int, int]] = []  # spans already shown in full
+    body_parts: list[str] = []
+    mapped: list[Candidate] = []
+    for c in cands:
+        inside = any(
+            p == c.meta.path and s <= c.rec.start and c.rec.end <= e for p, s, e in covered
+        )
+        if inside:
+            continue
+        if c.score > 0:
+            lang = c.meta.language or ""
+            part = (
+                f"### {c.key} (artifact {c.rec.artifact[:12]})\n"
+                f"```{lang} path={c.meta.path}\n{c.text}\n```\n"
+            )
+            cost = estimate_tokens(part)
+            if cost <= room:
+                room -= cost
+                body_parts.append(part)
+                hydrated.append(c)
+                covered.append((c.meta.path, c.rec.start, c.rec.end))
+                continue
+        mapped.append(c)
+    map_lines: list[str] = []
+    map_keys: list[str] = []
+    for c in sorted(mapped, key=lambda c: (c.meta.path, c.rec.start)):
+        if c.rec.symbol == FILE_SYMBOL:
+            line = f"{c.meta.path}: (file, {len(c.text)} characters)"
+        else:
+            line = f"{c.meta.path}: {c.rec.symbol} — {_signature(c.text)}"
+        cost = estimate_tokens(line + "\n")
+        if cost > room:
+            break
+        room -= cost
+        map_lines.append(line)
+        map_keys.append(c.key)
+    sections = [notice, recent_text]
+    sections.append("[CURRENT STATE: AUTHORITATIVE]\n" + "".join(body_parts) + "[END STATE]\n")
+    if map_lines:
+        sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
+    user = "".join(sections) + tail
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return Hydration(
+        messages=messages,
+        hydrated=[{"entity": c.key, "artifact": c.rec.artifact} for c in hydrated],
+        mapped=map_keys,
+        stale=stale,
+        tokens=estimate_tokens(system) + estimate_tokens(user),
+        budget=budget,
+    )
+
+
+def _recent_window(recent: list[tuple[str, Episode]]) -> str:
+    lines = []
+    for _, ep in recent[:RECENT_EPISODES]:
+        if ep.kind not in ("ask", "accept", "reject", "adopt"):
+            continue
+        lines.append(f"- {ep.kind}: {ep.summary[:140]} ({ep.outcome})")
+    if not lines:
+        return ""
+    text = "\n".join(lines)[:RECENT_CHARS]
+    return f"[RECENT EPISODES: context only, not truth]\n{text}\n[END RECENT]\n\n"

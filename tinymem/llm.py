@@ -1,0 +1,161 @@
+"""The one place that talks to a model: a single streamed chat call through litellm.
+
+litellm costs ~2.5 s and ~170 MB to import, so it is imported inside `call` only, never on the
+start-up path of `tm` (shell completion re-runs `tm` on every TAB).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tinymem.errors import (
+    ModelError,
+    ModelNotFoundError,
+    ModelReplyError,
+    ModelTimeoutError,
+    ModelUnreachableError,
+)
+
+OnText = Callable[[str], None]
+
+
+@dataclass
+class CallResult:
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    seconds: float
+    first_token_seconds: float | None
+    aborted: bool = False
+
+
+def _import_litellm() -> Any:
+    # Before the import: no remote cost-map fetch, no .env loading, no banner on stdout.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.disable_hf_tokenizer_download = True
+    litellm.telemetry = False
+    return litellm
+
+
+def endpoint_name(model: str, api_base: str | None) -> str:
+    if api_base:
+        return api_base
+    if model.startswith(("ollama/", "ollama_chat/")):
+        return "http://localhost:11434 (Ollama's default)"
+    return f"the default endpoint of {model.split('/', 1)[0]}"
+
+
+def _translate(exc: Exception, model: str, api_base: str | None, timeout: float) -> ModelError:
+    where = endpoint_name(model, api_base)
+    name = type(exc).__name__
+    text = " ".join(str(exc).split())[:200]
+    if name in ("Timeout", "APITimeoutError") or "timed out" in text.lower():
+        return ModelTimeoutError(
+            f"the model {model} at {where} did not answer within {timeout:g} s;"
+            " raise --timeout or use a smaller model"
+        )
+    if name == "NotFoundError" or "not found" in text.lower():
+        return ModelNotFoundError(
+            f"the endpoint {where} does not know the model {model}; pull or load it"
+            " (e.g. `ollama pull`), or choose another with --model"
+        )
+    if name in ("APIConnectionError", "ServiceUnavailableError", "InternalServerError") and (
+        "connect" in text.lower() or "connection" in text.lower()
+    ):
+        return ModelUnreachableError(
+            f"cannot reach the model endpoint {where} for {model}; is the server running?"
+            " Set it with --api-base or TM_API_BASE"
+        )
+    if name == "AuthenticationError":
+        return ModelError(
+            f"{where} refused the credentials for {model}; set the provider's API key"
+            " environment variable"
+        )
+    return ModelUnreachableError(f"the model call to {where} for {model} failed: {name}: {text}")
+
+
+def call(
+    model: str,
+    messages: list[dict[str, str]],
+    *,
+    api_base: str | None,
+    timeout: float,
+    context: int,
+    max_reply_chars: int,
+    on_text: OnText | None = None,
+) -> CallResult:
+    """One streamed call. Ctrl-C returns what arrived so far with `aborted=True`."""
+    litellm = _import_litellm()
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "stream": True,
+        "timeout": timeout,
+        "temperature": 0,
+        # One call means one request: a silent retry would double a slow local model's time
+        # and hide the endpoint's real error.
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if api_base:
+        kwargs["api_base"] = api_base
+    if model.startswith(("ollama/", "ollama_chat/")):
+        # Ollama silently truncates prompts at its small default context window.
+        kwargs["num_ctx"] = context
+    else:
+        kwargs["stream_options"] = {"include_usage": True}
+    start = time.monotonic()
+    first: float | None = None
+    parts: list[str] = []
+    size = 0
+    usage: Any = None
+    try:
+        stream = litellm.completion(**kwargs)
+        for chunk in stream:
+            u = getattr(chunk, "usage", None)
+            if u is not None:
+                usage = u
+            choices = getattr(chunk, "choices", None) or []
+            if not choices:
+                continue
+            delta = getattr(choices[0], "delta", None)
+            piece = getattr(delta, "content", None) if delta is not None else None
+            if not piece:
+                continue
+            if first is None:
+                first = time.monotonic() - start
+            parts.append(piece)
+            size += len(piece)
+            if on_text is not None:
+                on_text(piece)
+            if size > max_reply_chars:
+                raise ModelReplyError(
+                    f"the reply from {model} passed {max_reply_chars} characters and was"
+                    " stopped; ask for less or raise tinymem.maxReply"
+                )
+    except KeyboardInterrupt:
+        return CallResult("".join(parts), None, None, time.monotonic() - start, first, True)
+    except ModelError:
+        raise
+    except Exception as exc:  # litellm/openai/httpx exceptions have no common base
+        raise _translate(exc, model, api_base, timeout) from exc
+    text = "".join(parts)
+    if not text.strip():
+        raise ModelReplyError(
+            f"the model {model} at {endpoint_name(model, api_base)} sent an empty reply"
+        )
+    return CallResult(
+        text=text,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        seconds=time.monotonic() - start,
+        first_token_seconds=first,
+    )
