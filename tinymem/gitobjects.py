@@ -91,8 +91,7 @@ class ObjectWriter:
         pending = self._pending.get(oid)
         if pending is not None:
             return list(parse_tree(pending[1]))
-        tree = self.repo[oid]
-        return [(e.name, e.filemode, str(e.id)) for e in tree]
+        return [(e.name or "", e.filemode, str(e.id)) for e in read_tree(self.repo, oid)]
 
     def flush(self) -> None:
         if not self._pending:
@@ -103,6 +102,21 @@ class ObjectWriter:
         else:
             write_pack(os.path.join(self.repo.path, "objects", "pack"), self._pending)
         self._pending.clear()
+
+
+def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
+    """The bytes of a stored blob; KeyError when it is missing or not a blob."""
+    obj = repo[oid]
+    if not isinstance(obj, pygit2.Blob):
+        raise KeyError(f"{oid} is not a blob")
+    return bytes(obj.data)
+
+
+def read_tree(repo: pygit2.Repository, oid: str | pygit2.Oid) -> pygit2.Tree:
+    obj = repo[oid]
+    if not isinstance(obj, pygit2.Tree):
+        raise KeyError(f"{oid} is not a tree")
+    return obj
 
 
 def parse_tree(data: bytes) -> Iterable[tuple[str, int, str]]:
@@ -251,11 +265,12 @@ def walk_blobs(
     repo: pygit2.Repository, tree_id: str, prefix: str = ""
 ) -> Iterable[tuple[str, str]]:
     """(path, blob id) of every blob below a stored tree, depth first."""
-    stack: list[tuple[str, pygit2.Tree]] = [(prefix, repo[tree_id])]
+    stack: list[tuple[str, pygit2.Tree]] = [(prefix, read_tree(repo, tree_id))]
     while stack:
         base, tree = stack.pop()
         for entry in tree:
+            name = entry.name or ""
             if entry.filemode == MODE_TREE:
-                stack.append((base + entry.name + "/", repo[entry.id]))
+                stack.append((base + name + "/", read_tree(repo, entry.id)))
             else:
-                yield base + entry.name, str(entry.id)
+                yield base + name, str(entry.id)

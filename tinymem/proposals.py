@@ -46,7 +46,7 @@ class Proposal:
     gates: dict[str, str] = field(default_factory=dict)
     hydrated: bool = False  # every modified target was shown to the model in this prompt
 
-    def keys(self) -> list[str]:
+    def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]
 
     def to_bytes(self) -> bytes:
@@ -211,7 +211,7 @@ def _correlation_candidates(view: StateView) -> dict[str, frozenset[str]]:
 def _etv_gate(p: Proposal, stale: set[str], drifted: set[str]) -> str:
     if p.path is None:
         return "pass"
-    hit = [k for k in p.keys() if k in stale]
+    hit = [k for k in p.entity_keys() if k in stale]
     if hit:
         return "STALE: " + ", ".join(hit) + " changed on disk since the State Map; tm adopt first"
     if p.kind in ("whole-file", "new-file") and p.path in drifted:

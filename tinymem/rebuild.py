@@ -15,7 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tinymem.errors import CorruptStateError
-from tinymem.gitobjects import MODE_BLOB, MODE_EXEC, MODE_TREE, ObjectWriter, edit_tree
+from tinymem.gitobjects import (
+    MODE_BLOB,
+    MODE_EXEC,
+    MODE_TREE,
+    ObjectWriter,
+    edit_tree,
+    read_blob,
+)
 from tinymem.ledger import current, history
 from tinymem.records import State, entity_key
 from tinymem.repository import Repo
@@ -42,15 +49,15 @@ def rebuild(repo: Repo) -> RebuildReport:
     for commit, ep in history(repo, newest_first=False):
         report.episodes += 1
         edits: TreeEdits = {}
-        for path, rec in ep.files.items():
-            meta_oid = rec.get("meta")
+        for path, record in ep.files.items():
+            meta_oid = record.get("meta")
             if meta_oid is None or meta_oid not in repo.git.odb:
                 report.differences.append(
                     f"episode {ep.id} ({commit[:12]}): metadata of {path} is missing"
                 )
                 continue
-            meta = FileMeta.from_bytes(bytes(repo.git[meta_oid].data))
-            snapshot = rec.get("snapshot")
+            meta = FileMeta.from_bytes(read_blob(repo.git, meta_oid))
+            snapshot = record.get("snapshot")
             mode = MODE_EXEC if meta.executable else MODE_BLOB
             edits[f"{FILES}/{path}"] = None if snapshot is None else (mode, snapshot)
             edits[f"{META}/{path}"] = (MODE_BLOB, meta_oid)
@@ -75,9 +82,9 @@ def rebuild(repo: Repo) -> RebuildReport:
     rebuilt = tree if tree is not None else writer.tree([])
     if stored != rebuilt:
         report.differences.extend(_tree_diff(repo, writer, stored, rebuilt))
-    for meta in view.all_meta():
-        for rec in meta.entities.values():
-            key = entity_key(meta.path, rec.symbol)
+    for stored_meta in view.all_meta():
+        for rec in stored_meta.entities.values():
+            key = entity_key(stored_meta.path, rec.symbol)
             folded = states.pop(key, None)
             if folded != (rec.state, rec.artifact):
                 said = "nothing" if folded is None else f"{folded[0].value} {folded[1][:12]}"

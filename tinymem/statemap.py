@@ -19,7 +19,7 @@ from typing import Any
 import pygit2
 
 from tinymem.errors import CorruptStateError
-from tinymem.gitobjects import MODE_TREE, walk_blobs
+from tinymem.gitobjects import MODE_TREE, read_blob, read_tree, walk_blobs
 from tinymem.records import Confidence, Source, State, entity_key
 
 FILES = "files"
@@ -184,6 +184,8 @@ class StateView:
         if commit_id is not None:
             try:
                 commit = repo[commit_id]
+                if not isinstance(commit, pygit2.Commit):
+                    raise ValueError("not a commit")
                 self.tree_id = str(commit.tree_id)
             except (KeyError, ValueError, pygit2.GitError) as exc:
                 raise CorruptStateError(f"ledger commit {commit_id} is unreadable: {exc}") from exc
@@ -194,7 +196,7 @@ class StateView:
         if name not in self._subtrees:
             oid: str | None = None
             if self.tree_id is not None:
-                tree = self.repo[self.tree_id]
+                tree = read_tree(self.repo, self.tree_id)
                 if name in tree:
                     entry = tree[name]
                     if entry.filemode == MODE_TREE:
@@ -211,7 +213,7 @@ class StateView:
 
     def blob(self, oid: str) -> bytes:
         try:
-            return bytes(self.repo[oid].data)
+            return read_blob(self.repo, oid)
         except (KeyError, ValueError) as exc:
             raise CorruptStateError(f"artifact {oid} is missing from the vault") from exc
 
@@ -220,7 +222,7 @@ class StateView:
         if sub is None:
             return None
         try:
-            entry = self.repo[sub][path]
+            entry = read_tree(self.repo, sub)[path]
         except KeyError:
             return None
         return str(entry.id)
@@ -245,10 +247,10 @@ class StateView:
         sub = self.subtree(EPISODE)
         if sub is None:
             return None
-        tree = self.repo[sub]
+        tree = read_tree(self.repo, sub)
         if name not in tree:
             return None
-        return bytes(self.repo[tree[name].id].data)
+        return read_blob(self.repo, tree[name].id)
 
     def proposal_ids(self) -> list[str]:
         sub = self.subtree(PROPOSALS)

@@ -6,7 +6,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from tinymem.gitobjects import blob_id
+from tinymem.gitobjects import blob_id, read_blob
 from tinymem.repository import Repo
 
 # Larger files get a snapshot but no entities: parsing them would dominate every operation
@@ -64,7 +64,7 @@ def read_file(repo: Repo, rel: str) -> WorktreeFile:
         return WorktreeFile(rel, oid, lf, executable)
     # Any other filter (ident, custom drivers): let libgit2 produce the blob.
     stored = repo.git.create_blob_fromworkdir(rel)
-    return WorktreeFile(rel, str(stored), bytes(repo.git[stored].data), executable)
+    return WorktreeFile(rel, str(stored), read_blob(repo.git, stored), executable)
 
 
 def hash_file(repo: Repo, rel: str) -> str:
