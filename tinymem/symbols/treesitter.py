@@ -1,0 +1,585 @@
+"""Definitions, syntax health and identifiers from tree-sitter parse trees.
+
+Performance notes (this runs on every tracked file at `tm init`):
+- grammars, parsers and compiled queries are created on first use per language and cached in
+  module-level dicts; importing this module loads no grammar;
+- definitions are found by one `QueryCursor.matches` call (matching runs in C); Python only
+  visits the matched nodes plus a few neighbours (wrapper parents, preceding comment and
+  attribute siblings), never the whole tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, cast
+
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+
+from tinymem.symbols.assemble import BLOCK, SCOPE, RawDef, assemble
+from tinymem.symbols.languages import GRAMMAR_LANGUAGES
+from tinymem.symbols.model import METHOD_TREE_SITTER, Extraction, Symbol, Syntax
+from tinymem.symbols.queries import SPECS, LangSpec
+
+_LANGUAGES: dict[str, Language] = {}
+_PARSERS: dict[str, Parser] = {}
+_DEF_QUERIES: dict[str, Query] = {}
+_ID_QUERIES: dict[str, Query] = {}
+
+_WS = b" \t\r\n\f\v"
+_UPPER_CASE = re.compile(r"_*[A-Z][A-Z0-9_]*\Z")
+_SPACES = re.compile(r"\s+")
+
+
+def _language(language: str) -> Language:
+    lang = _LANGUAGES.get(language)
+    if lang is None:
+        if language not in GRAMMAR_LANGUAGES:
+            raise ValueError(f"no tree-sitter grammar for language {language!r}")
+        # Imported here, not at module level: the pack imports several grammar modules.
+        from tree_sitter_language_pack import get_language
+
+        # The pack types its argument as a Literal of all its grammars; ours is checked above.
+        lang = get_language(cast("Any", language))
+        _LANGUAGES[language] = lang
+    return lang
+
+
+def _parse(language: str, data: bytes) -> Tree:
+    parser = _PARSERS.get(language)
+    if parser is None:
+        parser = Parser(_language(language))
+        _PARSERS[language] = parser
+    return parser.parse(data)
+
+
+def _cached_query(cache: dict[str, Query], language: str, source: str) -> Query:
+    query = cache.get(language)
+    if query is None:
+        query = Query(_language(language), source)
+        cache[language] = query
+    return query
+
+
+# --------------------------------------------------------------------------- syntax health
+
+
+def _first_error(root: Node) -> Node | None:
+    """The first ERROR or MISSING node in document order, descending only into subtrees that
+    `has_error` (so a clean subtree is never visited)."""
+    if not root.has_error:
+        return None
+    node = root
+    while True:
+        if node.is_error or node.is_missing:
+            return node
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:
+            # has_error with no erroneous child: the node itself is the culprit.
+            return node
+
+
+def _error_reason(node: Node, data: bytes) -> str:
+    # tree-sitter columns count bytes; people (and editors) count characters.
+    start = node.start_byte
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line = node.start_point.row + 1
+    column = len(data[line_start:start].decode("utf-8", "replace")) + 1
+    if node.is_missing:
+        return f"missing '{node.type}' at line {line}, column {column}"
+    return f"syntax error at line {line}, column {column}"
+
+
+def _named_node_count(root: Node) -> int:
+    # A TreeCursor walk: ~0.25 us a node. A `(_) @n` query would count in C but then builds a
+    # Python object per node, which measured 40x slower.
+    cursor = root.walk()
+    count = 0
+    while True:
+        node = cursor.node
+        if node is not None and node.is_named:
+            count += 1
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return count
+
+
+def analyze(language: str, data: bytes) -> Syntax:
+    """Parse only. `node_count` counts named nodes, so a file cut down to a stub shows a drop.
+
+    Raises ValueError for a language without a grammar (see GRAMMAR_LANGUAGES).
+    """
+    root = _parse(language, data).root_node
+    error = _first_error(root)
+    return Syntax(
+        clean=error is None,
+        reason=None if error is None else _error_reason(error, data),
+        node_count=_named_node_count(root),
+    )
+
+
+# --------------------------------------------------------------------------- identifiers
+
+
+def identifiers(language: str, data: bytes) -> frozenset[str]:
+    """Identifier-like leaf tokens (never those inside strings or comments)."""
+    spec = SPECS[language]
+    source = "[" + " ".join(f"({t})" for t in spec.identifier_types) + "] @id"
+    query = _cached_query(_ID_QUERIES, language, source)
+    root = _parse(language, data).root_node
+    nodes = QueryCursor(query).captures(root).get("id", [])
+    out: set[str] = set()
+    for node in nodes:
+        text = data[node.start_byte : node.end_byte]
+        if text:
+            # JS private names are `#x`; the bare name is what other text mentions.
+            out.add(text.decode("utf-8", "replace").lstrip("#@$"))
+    out.discard("")
+    return frozenset(out)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _text(data: bytes, node: Node) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _split(name: str) -> tuple[str, ...]:
+    """A possibly qualified source name as parts: `a::b.c` -> ("a", "b", "c")."""
+    name = _SPACES.sub("", name).replace("::", ".")
+    return tuple(p for p in name.split(".") if p)
+
+
+def _whole(name: str) -> tuple[str, ...]:
+    """A name whose dots are not qualifiers (a string: `declare module "a.b"`)."""
+    name = _SPACES.sub(" ", name).strip()
+    return (name,) if name else ()
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0]:
+        return text[1:-1]
+    return text
+
+
+_C_DECLARATOR_WRAPPERS = frozenset(
+    {
+        "function_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+        "array_declarator",
+        "parenthesized_declarator",
+        "attributed_declarator",
+        "init_declarator",
+    }
+)
+
+
+def _c_operator(text: str) -> str:
+    """`operator ==` -> "operator==", `operator  new` -> "operator new"."""
+    text = _SPACES.sub(" ", text).strip()
+    rest = text[len("operator") :].strip()
+    if rest and (rest[0].isalnum() or rest[0] == "_"):
+        return f"operator {rest}"
+    return f"operator{rest.replace(' ', '')}"
+
+
+def _c_name_parts(node: Node | None, data: bytes) -> tuple[str, ...]:
+    """The declared name of a C/C++ declarator, qualified parts for `A::B::f`."""
+    prefix: tuple[str, ...] = ()  # scopes of a qualified name, outermost first
+    depth = 0
+    while node is not None and depth < 64:  # iterative and bounded: trees can be pathological
+        depth += 1
+        kind = node.type
+        if kind in ("identifier", "field_identifier", "type_identifier", "primitive_type"):
+            parts = _split(_text(data, node))
+            return prefix + parts if parts else ()
+        if kind == "destructor_name":
+            return (*prefix, _SPACES.sub("", _text(data, node)))
+        if kind == "operator_name":
+            return (*prefix, _c_operator(_text(data, node)))
+        if kind == "operator_cast":
+            target = node.child_by_field_name("type")
+            return (*prefix, f"operator {_text(data, target) if target else ''}".strip())
+        if kind == "template_function":
+            node = node.child_by_field_name("name")
+        elif kind == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            if scope is not None and scope.type == "template_type":
+                scope = scope.child_by_field_name("name")  # `Foo<int>::` -> Foo
+            if scope is not None:
+                prefix += _split(_text(data, scope))
+            node = node.child_by_field_name("name")
+        elif kind in _C_DECLARATOR_WRAPPERS:
+            inner = node.child_by_field_name("declarator")
+            if inner is None and node.named_child_count:
+                inner = node.named_children[0]
+            node = inner
+        else:
+            return ()
+    return ()
+
+
+def _type_name_parts(node: Node | None, data: bytes) -> tuple[str, ...]:
+    """The bare name of a Rust/Go type: generics, references and paths stripped."""
+    depth = 0
+    while node is not None and depth < 64:
+        depth += 1
+        kind = node.type
+        if kind in ("type_identifier", "primitive_type", "identifier"):
+            return (_text(data, node),)
+        if kind in ("generic_type", "reference_type", "pointer_type", "parenthesized_type"):
+            inner = node.child_by_field_name("type")
+            if inner is None:
+                named = [c for c in node.named_children if c.type != "lifetime"]
+                inner = named[0] if named else None
+            node = inner
+            continue
+        if kind in ("scoped_type_identifier", "qualified_type"):
+            node = node.child_by_field_name("name")
+            continue
+        # Anything else (`[T]`, `(A, B)`, `dyn Trait`): its text without spaces, one part.
+        return _whole(_SPACES.sub("", _text(data, node)).replace("::", "_").replace(".", "_"))
+    return ()
+
+
+# --------------------------------------------------------------------------- resolution
+# A resolver turns one query match into (kind, name parts) pairs; () skips the match.
+
+Caps = dict[str, list[Node]]
+Resolved = list[tuple[str, tuple[str, ...]]]
+
+
+def _names(kind: str, caps: Caps, data: bytes) -> Resolved:
+    return [(kind, parts) for n in caps.get("name", []) if (parts := _split(_text(data, n)))]
+
+
+def _resolve_python(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if kind == "constant":
+        # Single-target UPPER_CASE assignments only: `A = B = 1` nests an assignment.
+        value = caps.get("value", [])
+        name = _text(data, caps["name"][0])
+        if not value or value[0].type == "assignment" or not _UPPER_CASE.match(name):
+            return []
+    return _names(kind, caps, data)
+
+
+def _resolve_js(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    name_nodes = caps.get("name", [])
+    if not name_nodes:
+        # `export default function () {}` / `export default class {}`
+        return [(kind, ("default",))]
+    name_node = name_nodes[0]
+    if name_node.type == "string":
+        # `declare module "a.b"`, `'my-method'() {}`: dots in a string do not qualify.
+        return [(kind, _whole(_unquote(_text(data, name_node))))]
+    return _names(kind, caps, data)
+
+
+def _resolve_go(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if kind == "method":
+        receiver = caps.get("receiver", [])
+        recv_type: tuple[str, ...] = ()
+        if receiver:
+            for param in receiver[0].named_children:
+                if param.type == "parameter_declaration":
+                    recv_type = _type_name_parts(param.child_by_field_name("type"), data)
+                    break
+        return [(kind, recv_type + parts) for _, parts in _names(kind, caps, data)]
+    if node.type in ("const_spec", "var_spec"):
+        # `const X, Y = 1, 2`: the query reports one match per spec, the names are fields.
+        names = node.children_by_field_name("name")
+        return [(kind, parts) for n in names if (parts := _split(_text(data, n)))]
+    if kind == "type" and node.type == "type_spec":
+        type_node = caps.get("type", [])
+        shape = type_node[0].type if type_node else ""
+        if shape == "struct_type":
+            kind = "struct"
+        elif shape == "interface_type":
+            kind = "interface"
+    return _names(kind, caps, data)
+
+
+def _resolve_rust(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if kind == SCOPE:
+        type_node = caps.get("scope.type", [])
+        parts = _type_name_parts(type_node[0], data) if type_node else ()
+        return [(SCOPE, parts)] if parts else []
+    return _names(kind, caps, data)
+
+
+_C_TYPE_KINDS = {
+    "struct_specifier": "struct",
+    "union_specifier": "union",
+    "enum_specifier": "enum",
+    "class_specifier": "class",
+}
+
+
+def _resolve_c(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if kind == "function":
+        parts = _c_name_parts(caps["declarator"][0], data)
+        if not parts:
+            return []
+        # `void Foo::bar() {}` defined out of line is a member of Foo.
+        return [("method" if len(parts) > 1 else "function", parts)]
+    if node.type == "type_definition":
+        type_node = caps["type"][0]
+        shape = _C_TYPE_KINDS.get(type_node.type)
+        if shape is not None and type_node.child_by_field_name("body") is not None:
+            if type_node.child_by_field_name("name") is not None:
+                return []  # the struct pattern names it by its tag; one symbol per body
+            # `typedef struct { ... } T, *PT;`: the struct is known by its first typedef name.
+            first = node.child_by_field_name("declarator")
+            if first is None or first.start_byte != caps["declarator"][0].start_byte:
+                return []
+            kind = shape
+        parts = _c_name_parts(caps["declarator"][0], data)
+        return [(kind, parts)] if parts else []
+    return _names(kind, caps, data)
+
+
+def _resolve_ruby(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if kind == "method":  # `def self.x` / `def obj.x`
+        obj = caps.get("object", [])
+        prefix: tuple[str, ...] = ()
+        if obj and obj[0].type != "self":
+            prefix = _split(_text(data, obj[0]))
+        return [(kind, (*prefix, _text(data, caps["name"][0]).strip()))]
+    if kind == "function":  # operator and setter names (`==`, `x=`) may contain dots: `.`
+        return [(kind, _whole(_text(data, caps["name"][0])))]
+    return _names(kind, caps, data)
+
+
+def _resolve_default(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    return _names(kind, caps, data)
+
+
+Resolver = Callable[[str, Node, Caps, bytes], Resolved]
+
+_RESOLVERS: dict[str, Resolver] = {
+    "python": _resolve_python,
+    "javascript": _resolve_js,
+    "typescript": _resolve_js,
+    "tsx": _resolve_js,
+    "go": _resolve_go,
+    "rust": _resolve_rust,
+    "c": _resolve_c,
+    "cpp": _resolve_c,
+    "ruby": _resolve_ruby,
+}
+
+
+# --------------------------------------------------------------------------- spans
+# A climber widens a definition node to the wrapper whose text belongs to it alone.
+
+
+def _has_peer(node: Node, types: frozenset[str]) -> bool:
+    """Whether a neighbour of `node` is another declarator/spec of the same declaration.
+
+    Looking at the two neighbours instead of counting all children keeps a declaration
+    with thousands of entries (minified `var a=..,b=..`, generated Go consts) linear.
+    """
+    for peer in (node.prev_named_sibling, node.next_named_sibling):
+        if peer is not None and peer.type in types:
+            return True
+    return False
+
+
+def _climb_python(node: Node) -> Node:
+    parent = node.parent
+    if parent is not None and parent.type == "decorated_definition":
+        return parent
+    return node
+
+
+def _climb_js(node: Node) -> Node:
+    while True:
+        parent = node.parent
+        if parent is None:
+            return node
+        kind = parent.type
+        if kind == "variable_declarator":  # `x = () => ...`: node is the value
+            node = parent
+        elif kind in ("lexical_declaration", "variable_declaration"):
+            if _has_peer(node, frozenset({"variable_declarator"})):
+                return node  # `const a = f, b = g`: each keeps its own declarator
+            node = parent
+        elif kind in ("export_statement", "ambient_declaration"):
+            node = parent
+        else:
+            return node
+
+
+_GO_SPECS = frozenset({"type_spec", "type_alias", "const_spec", "var_spec", "var_spec_list"})
+_GO_DECLS = frozenset({"type_declaration", "const_declaration", "var_declaration", "var_spec_list"})
+
+
+def _climb_go(node: Node) -> Node:
+    # A declaration with a single spec (`type A struct{}`) is that spec's own text; in a
+    # group `type ( A ...; B ... )` each spec is a symbol of its own.
+    while node.type in _GO_SPECS:
+        parent = node.parent
+        if parent is None or parent.type not in _GO_DECLS:
+            return node
+        if _has_peer(node, _GO_SPECS):
+            return node
+        node = parent
+    return node
+
+
+_C_WRAPPERS = frozenset({"type_definition", "declaration", "field_declaration"})
+
+
+def _climb_c(node: Node) -> Node:
+    if node.type in _C_TYPE_KINDS:
+        parent = node.parent
+        if parent is not None and parent.type in _C_WRAPPERS:
+            type_node = parent.child_by_field_name("type")
+            if type_node is not None and type_node.start_byte == node.start_byte:
+                node = parent
+    # C++: `template <...>` belongs to what it declares (possibly nested templates).
+    while node.parent is not None and node.parent.type == "template_declaration":
+        node = node.parent
+    return node
+
+
+def _climb_none(node: Node) -> Node:
+    return node
+
+
+_CLIMBERS: dict[str, Callable[[Node], Node]] = {
+    "python": _climb_python,
+    "javascript": _climb_js,
+    "typescript": _climb_js,
+    "tsx": _climb_js,
+    "go": _climb_go,
+    "c": _climb_c,
+    "cpp": _climb_c,
+}
+
+
+def _content_end(data: bytes, end: int, floor: int) -> int:
+    while end > floor and data[end - 1] in _WS:
+        end -= 1
+    return end
+
+
+def _own_line(data: bytes, start: int) -> bool:
+    line_start = data.rfind(b"\n", 0, start) + 1
+    return not data[line_start:start].strip(_WS)
+
+
+def _leading_start(node: Node, spec: LangSpec, data: bytes) -> int:
+    """Start of `node` widened over the attributes/decorators and the doc comment block
+    right above it (no blank line in between, comment on a line of its own)."""
+    start = node.start_byte
+    current = node
+    while True:
+        sibling = current.prev_sibling
+        while sibling is not None:
+            kind = sibling.type
+            if kind in spec.attribute_types:
+                start = sibling.start_byte
+            elif kind in spec.comment_types:
+                gap = data[_content_end(data, sibling.end_byte, sibling.start_byte) : start]
+                if (
+                    gap.count(b"\n") > 1
+                    or gap.strip(_WS)
+                    or not _own_line(data, sibling.start_byte)
+                ):
+                    return start
+                if data[sibling.start_byte : sibling.start_byte + 3] in (b"//!", b"/*!"):
+                    return start  # Rust inner docs describe the enclosing item
+                start = sibling.start_byte
+            else:
+                return start
+            current = sibling
+            sibling = sibling.prev_sibling
+        # First in its body: Python's `block` and Ruby's `body_statement` start at their first
+        # statement, so a comment above that statement is the body's sibling, not its own.
+        parent = current.parent
+        if parent is None or parent.type not in spec.body_types or parent.start_byte != start:
+            return start
+        current = parent
+
+
+def _span(language: str, spec: LangSpec, node: Node, data: bytes) -> tuple[int, int]:
+    node = _CLIMBERS.get(language, _climb_none)(node)
+    start = _leading_start(node, spec, data)
+    end = node.end_byte
+    # A `;` right after the node belongs to it (`struct S { ... };`, a TS method signature,
+    # a JS class field) though the grammar makes it a sibling.
+    after = node.next_sibling
+    if (
+        after is not None
+        and (after.start_byte, after.end_byte) == (end, end + 1)
+        and data[end : end + 1] == b";"
+    ):
+        end = after.end_byte
+    return start, _content_end(data, end, start)
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def extract_tree_sitter(language: str, data: bytes) -> Extraction:
+    spec = SPECS[language]
+    root = _parse(language, data).root_node
+    query = _cached_query(_DEF_QUERIES, language, spec.query)
+    resolve = _RESOLVERS.get(language, _resolve_default)
+
+    raws: list[RawDef] = []
+    seen: set[tuple[int, int, tuple[str, ...]]] = set()
+    def_nodes: set[tuple[int, int, int]] = set()
+    blocks: list[Node] = []
+    for _pattern, caps in QueryCursor(query).matches(root):
+        kind = ""
+        node: Node | None = None
+        for cap, nodes in caps.items():
+            if cap.startswith("def."):
+                kind, node = cap[4:], nodes[0]
+                break
+            if cap == "scope":
+                kind, node = SCOPE, nodes[0]
+                break
+            if cap == "block":
+                kind, node = BLOCK, nodes[0]
+                break
+        if node is None:
+            continue
+        if kind == BLOCK:
+            blocks.append(node)
+            continue
+        resolved = resolve(kind, node, caps, data)
+        if not resolved:
+            continue
+        def_nodes.add((node.start_byte, node.end_byte, node.kind_id))
+        start, end = _span(language, spec, node, data)
+        if end <= start:
+            continue
+        for res_kind, parts in resolved:
+            key = (start, end, parts)
+            if parts and key not in seen:
+                seen.add(key)
+                raws.append(RawDef(start, end, parts, res_kind))
+    for block in blocks:
+        # A lambda that *is* a definition (`const f = () => 1`) is not hidden by itself.
+        if (block.start_byte, block.end_byte, block.kind_id) not in def_nodes:
+            raws.append(RawDef(block.start_byte, block.end_byte, (), BLOCK))
+
+    symbols: tuple[Symbol, ...] = assemble(raws, spec.method_containers)
+    error = _first_error(root)
+    return Extraction(
+        language=language,
+        method=METHOD_TREE_SITTER,
+        symbols=symbols,
+        clean=error is None,
+        reason=None if error is None else _error_reason(error, data),
+    )
