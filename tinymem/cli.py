@@ -45,10 +45,12 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, core
+    from tinymem.commands import ask, core, hooks, review
 
     core.register(app)
     ask.register(app)
+    review.register(app)
+    hooks.register(app)
 
 
 _register()

@@ -45,6 +45,7 @@ class Proposal:
     elisions: list[str] = field(default_factory=list)
     gates: dict[str, str] = field(default_factory=dict)
     hydrated: bool = False  # every modified target was shown to the model in this prompt
+    status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]
@@ -65,6 +66,19 @@ class Proposal:
             if result != "pass":
                 return f"{gate}: {result}"
         return None
+
+
+def pending(view: StateView) -> dict[str, Proposal]:
+    """Proposals waiting for `tm accept` or `tm reject`, by id."""
+    out: dict[str, Proposal] = {}
+    for pid in view.proposal_ids():
+        data = view.proposal_blob(pid)
+        if data is None:
+            continue
+        p = Proposal.from_bytes(data)
+        if p.status == "pending":
+            out[pid] = p
+    return out
 
 
 @dataclass

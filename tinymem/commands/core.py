@@ -78,7 +78,9 @@ def status_cmd(
         rels = [repo.rel(p) for p in paths]
         wanted = [p for p in view.files() if any(_under(p, r) for r in rels)]
     report = verify(repo, view, wanted)
-    proposals = view.proposal_ids()
+    from tinymem.proposals import pending
+
+    proposals = sorted(pending(view))
     if as_json:
         emit_json(
             {

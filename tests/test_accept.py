@@ -1,0 +1,178 @@
+"""ask -> diff -> accept/reject end to end, through the loopback model server."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY_APP, git, tm, write
+from tests.modelserver import ModelServer
+
+NEW_FETCH = """def fetch_user(uid, retries=3):
+    for _ in range(retries):
+        return {"id": uid}"""
+
+REPLY = f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n"
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    with ModelServer() as s:
+        yield s
+
+
+def _ask(repo: Path, server: ModelServer, reply: str, *extra: str) -> dict[str, object]:
+    server.add(reply)
+    proc = tm(
+        repo,
+        "ask",
+        "change fetch_user",
+        "--json",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        *extra,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc: dict[str, object] = json.loads(proc.stdout)
+    return doc
+
+
+def _init(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+
+
+def _pid(doc: dict[str, object]) -> str:
+    props = doc["proposals"]
+    assert isinstance(props, list) and len(props) == 1
+    return str(props[0]["id"])
+
+
+def test_accept_changes_exactly_the_proposed_span(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    pid = _pid(_ask(repo, server, REPLY))
+    diff = tm(repo, "diff", pid)
+    assert diff.returncode == 0, diff.stderr
+    assert "+def fetch_user(uid, retries=3):" in diff.stdout
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 0, proc.stderr
+    expected = PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', NEW_FETCH)
+    assert (repo / "app.py").read_text() == expected
+    changed = git(repo, "diff", "--numstat").split()
+    assert changed == ["3", "2", "app.py"]  # only the proposed span
+    state = json.loads(tm(repo, "state", "--json").stdout)
+    rec = {e["entity"]: e for e in state["entities"]}["app.py::fetch_user"]
+    assert rec["source"] == "model" and rec["base"] is not None
+    assert tm(repo, "status", "--check").returncode == 0  # ETV clean afterwards
+    assert tm(repo, "rebuild").returncode == 0
+    assert json.loads(tm(repo, "diff", "--json").stdout) == {"proposals": []}
+
+
+def test_hand_edit_after_ask_blocks_until_overwrite_stale(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    pid = _pid(_ask(repo, server, REPLY))
+    hand = PY_APP.replace('{"id": uid}', '{"id": uid, "hand": True}')
+    write(repo, "app.py", hand)
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 5
+    assert "gate ETV" in proc.stderr and "overwrite-stale" in proc.stderr
+    assert (repo / "app.py").read_text() == hand  # nothing written
+    proc = tm(repo, "accept", pid, "--overwrite-stale", "app.py::fetch_user")
+    assert proc.returncode == 0, proc.stderr
+    assert "retries=3" in (repo / "app.py").read_text()
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    saved = episode["details"]["overwritten"]["app.py::fetch_user"]
+    assert (
+        git(repo, "cat-file", "-p", saved)
+        == 'def fetch_user(uid):\n    return {"id": uid, "hand": True}'
+    )
+
+
+def test_elided_whole_file_never_deletes_code(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    elided = (
+        '"""A tiny service."""\n\nimport os\n\n\n'
+        + NEW_FETCH
+        + "\n\n\nclass Client:\n    # ... rest of the code unchanged\n"
+    )
+    doc = _ask(repo, server, f"```python path=app.py\n{elided}```\n")
+    pid = _pid(doc)
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 0, proc.stderr
+    assert "only its complete symbols were spliced (fetch_user)" in proc.stdout
+    assert "skipped Client" in proc.stdout
+    expected = PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', NEW_FETCH)
+    assert (repo / "app.py").read_text() == expected
+
+
+def test_renamed_function_never_drops_the_old_one(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    renamed = (
+        '"""A tiny service."""\n\nimport os\n\n\ndef get_user(uid):\n    return {"id": uid}\n'
+        "\n\nclass Client:\n    def get(self, path):\n        return path\n\n"
+        "    def post(self, path, body):\n        return (path, body)\n"
+    )
+    pid = _pid(_ask(repo, server, f"```python path=app.py\n{renamed}```\n"))
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 0, proc.stderr
+    text = (repo / "app.py").read_text()
+    assert text == PY_APP + '\n\ndef get_user(uid):\n    return {"id": uid}\n'
+    ents = json.loads(tm(repo, "state", "--json").stdout)["entities"]
+    assert {e["symbol"] for e in ents} >= {"fetch_user", "get_user"}
+
+
+def test_delete_needs_the_directive_and_allow_delete(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    pid = _pid(_ask(repo, server, "Remove it.\n\nDELETE: app.py::fetch_user\n"))
+    assert tm(repo, "accept", pid).returncode == 5
+    assert "def fetch_user" in (repo / "app.py").read_text()
+    proc = tm(repo, "accept", pid, "--allow-delete")
+    assert proc.returncode == 0, proc.stderr
+    assert "def fetch_user" not in (repo / "app.py").read_text()
+    ents = {
+        e["entity"]: e for e in json.loads(tm(repo, "state", "--json", "--all").stdout)["entities"]
+    }
+    assert ents["app.py::fetch_user"]["state"] == "TOMBSTONED"
+    assert tm(repo, "rebuild").returncode == 0
+
+
+def test_reject_drops_the_proposal(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    pid = _pid(_ask(repo, server, REPLY))
+    assert tm(repo, "reject", pid).returncode == 0
+    assert json.loads(tm(repo, "diff", "--json").stdout) == {"proposals": []}
+    assert tm(repo, "accept", pid).returncode == 2
+    assert (repo / "app.py").read_text() == PY_APP
+
+
+def test_file_changed_between_gate_and_rename_writes_nothing(repo: Path) -> None:
+    """Drive the core directly: an editor saves after the gates passed, before the rename."""
+    from tinymem.accept import apply, plan, select
+    from tinymem.errors import StaleError
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+
+    _init(repo)
+    with ModelServer() as server:
+        pid = _pid(_ask(repo, server, REPLY))
+    write(repo, "other.py", "x = 1\n")
+    r = open_repo(str(repo))
+    view = current(r)
+    p = plan(r, view, select(view, [pid], False))
+    assert p.ok
+    tip = r.state_tip()
+    os.utime(repo / "app.py", None)
+    write(repo, "app.py", PY_APP + "\n# saved by the editor\n")
+    with pytest.raises(StaleError):
+        apply(r, p)
+    assert (repo / "app.py").read_text() == PY_APP + "\n# saved by the editor\n"
+    assert r.state_tip() == tip

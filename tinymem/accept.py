@@ -1,0 +1,471 @@
+"""`tm diff | accept | reject`: gates run again at this moment, then an all-or-nothing apply.
+
+Order of the gates for each proposal (each result is reported):
+  A    structural proof: CONFIRMED, the merged file parses with no ERROR/MISSING node, no
+       live top-level symbol lost (unless an accepted DELETE with --allow-delete), no collapse
+       of the syntax tree;
+  ETV  every target's working-tree text still equals the base the model wrote against
+       (or the user named it with --overwrite-stale: the disk text is stored first);
+  B    the user's accept is the authority.
+Files are written atomically (temp, fsync, rename), each re-hashed right before its rename; an
+editor saving in between aborts the whole accept and restores what was already renamed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+from tinymem.atomic import write_atomic
+from tinymem.errors import StaleError, UsageError
+from tinymem.gitobjects import MODE_BLOB, ObjectWriter, blob_id
+from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
+from tinymem.proposals import Proposal, pending
+from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
+from tinymem.reply import find_elisions
+from tinymem.repository import Repo
+from tinymem.splice import Replacement, SpliceError, delete_symbols, splice, whole_file_symbols
+from tinymem.statemap import PROPOSALS, EntityRecord, StateView
+from tinymem.symbols import analyze, extract, language_for_path
+from tinymem.symcache import SymbolCache, extraction_for
+from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
+from tinymem.worktree import read_file
+
+
+@dataclass
+class GateResult:
+    gate: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Check:
+    proposal: Proposal
+    gates: list[GateResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. "whole file elided: symbols spliced"
+
+    @property
+    def ok(self) -> bool:
+        return all(g.ok for g in self.gates)
+
+    @property
+    def blocked(self) -> GateResult | None:
+        return next((g for g in self.gates if not g.ok), None)
+
+
+@dataclass
+class FilePlan:
+    path: str
+    before: bytes | None  # current work-tree text (None: the file does not exist)
+    before_oid: str | None
+    after: bytes | None  # None: delete the file
+    proposals: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    checks: list[Check]
+    files: dict[str, FilePlan]
+    overwritten: dict[str, bytes] = field(default_factory=dict)  # key -> disk text saved
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+@dataclass
+class AcceptResult:
+    plan: Plan
+    committed: Committed | None
+
+
+def select(view: StateView, refs: list[str], every: bool) -> list[Proposal]:
+    props = pending(view)
+    if every:
+        if refs:
+            raise UsageError("give proposal ids or --all, not both")
+        return [props[k] for k in sorted(props)]
+    if not refs:
+        raise UsageError("name proposals (ids from `tm diff`, or entities path::Symbol), or --all")
+    chosen: dict[str, Proposal] = {}
+    for ref in refs:
+        hits = [p for pid, p in props.items() if pid.startswith(ref)]
+        if not hits and "::" in ref:
+            path, sym = split_key(ref)
+            hits = [
+                p
+                for p in props.values()
+                if p.path == path and any(e.symbol == sym for e in p.entities)
+            ]
+        if not hits:
+            raise UsageError(f"no pending proposal matches {ref!r}; `tm diff` lists them")
+        if len(hits) > 1 and "::" not in ref:
+            raise UsageError(f"{ref!r} matches {len(hits)} proposals; give more of the id")
+        for p in hits:
+            chosen[p.id] = p
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def _disk(repo: Repo, path: str) -> tuple[bytes | None, str | None]:
+    try:
+        wf = read_file(repo, path)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        raise StaleError(f"{path} cannot be read ({exc}); nothing was written") from exc
+    return wf.data, wf.oid
+
+
+def plan(
+    repo: Repo,
+    view: StateView,
+    proposals: list[Proposal],
+    *,
+    overwrite_stale: set[str] | None = None,
+    allow_delete: bool = False,
+) -> Plan:
+    """Run every gate now and compute the new text of every file; writes nothing."""
+    overwrite = overwrite_stale or set()
+    result = Plan([], {})
+    for p in proposals:
+        check = Check(p)
+        result.checks.append(check)
+        if p.path is None or p.kind == "unresolved":
+            check.gates.append(
+                GateResult("A", False, "UNRESOLVED: no provable file; never promoted")
+            )
+            continue
+        fp = result.files.get(p.path)
+        if fp is None:
+            before, oid = _disk(repo, p.path)
+            fp = FilePlan(p.path, before, oid, before)
+            result.files[p.path] = fp
+        _check_one(view, check, fp, overwrite, allow_delete, result)
+        if check.ok:
+            fp.proposals.append(p.id)
+    # A file is written only if every proposal touching it passed: never half a proposal set.
+    for check in result.checks:
+        if not check.ok and check.proposal.path in result.files:
+            fp = result.files[check.proposal.path]
+            fp.after = fp.before
+            fp.proposals.clear()
+    return result
+
+
+def _check_one(
+    view: StateView,
+    check: Check,
+    fp: FilePlan,
+    overwrite: set[str],
+    allow_delete: bool,
+    plan_: Plan,
+) -> None:
+    p = check.proposal
+    path = p.path
+    assert path is not None
+    meta = view.meta(path)
+    live = {} if meta is None or meta.deleted else {r.symbol: r for r in meta.live_entities()}
+    if p.confidence != Confidence.CONFIRMED.value:
+        check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
+        return
+    current_text = fp.after
+    disk_syms = (
+        {}
+        if current_text is None
+        else {s.name: current_text[s.start : s.end] for s in extract(path, current_text).symbols}
+    )
+    # ETV first in the computation (its verdict is reported after Gate A, as documented).
+    etv_problems: list[str] = []
+    for e in p.entities:
+        key = entity_key(path, e.symbol)
+        if e.op in ("modify", "delete"):
+            if e.symbol == FILE_SYMBOL:
+                now = None if fp.before is None else blob_id(fp.before)
+            else:
+                text = disk_syms.get(e.symbol)
+                now = None if text is None else blob_id(text)
+            if now != e.base:
+                if key in overwrite and now is not None:
+                    plan_.overwritten[key] = (
+                        fp.before
+                        if e.symbol == FILE_SYMBOL and fp.before is not None
+                        else disk_syms[e.symbol]
+                    )
+                else:
+                    etv_problems.append(key)
+        elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
+            etv_problems.append(f"{key} (now exists on disk)")
+    if p.kind == "new-file" and fp.before is not None and p.file_base is None:
+        etv_problems.append(f"{path} (now exists on disk)")
+    # Compute the merged text.
+    new_text = current_text
+    try:
+        new_text = _merge(view, check, path, current_text, live, allow_delete)
+    except SpliceError as exc:
+        check.gates.append(GateResult("A", False, str(exc)))
+        return
+    except UsageError as exc:
+        check.gates.append(GateResult("A", False, str(exc)))
+        return
+    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete)
+    check.gates.append(GateResult("A", gate_a is None, gate_a or "pass"))
+    if etv_problems:
+        check.gates.append(
+            GateResult(
+                "ETV",
+                False,
+                "STALE: " + ", ".join(etv_problems) + " changed since the model saw it; `tm adopt`"
+                " it, or `tm accept --overwrite-stale ENTITY` to replace your text (it is kept in"
+                " the vault)",
+            )
+        )
+    else:
+        check.gates.append(GateResult("ETV", True, "pass"))
+    check.gates.append(GateResult("B", True, "accepted by the user"))
+    if check.ok:
+        fp.after = new_text
+
+
+def _merge(
+    view: StateView,
+    check: Check,
+    path: str,
+    text: bytes | None,
+    live: dict[str, EntityRecord],
+    allow_delete: bool,
+) -> bytes | None:
+    p = check.proposal
+    if p.kind == "delete":
+        if not allow_delete:
+            raise UsageError("a deletion needs --allow-delete")
+        names = [e.symbol for e in p.entities]
+        if text is None:
+            return None
+        if FILE_SYMBOL in names or set(names) >= set(live):
+            return None  # the whole file goes
+        return delete_symbols(path, text, names)
+    block = view.blob(p.block) if p.block else b""
+    if p.kind == "new-file":
+        return block
+    if text is None:
+        raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
+    if p.kind == "whole-file":
+        if not p.elisions and p.gates.get("A") == "pass":
+            return block
+        reps, skipped = _complete_symbols(view, path, block)
+        if not reps:
+            raise UsageError("the whole-file reply is elided and holds no complete symbol")
+        check.notes.append(
+            "whole-file reply was elided or failed parity: only its complete symbols were"
+            " spliced ("
+            + ", ".join(r.name for r in reps)
+            + ")"
+            + ("; skipped " + ", ".join(skipped) if skipped else "")
+        )
+        return splice(path, text, reps).data
+    reps = [Replacement(e.symbol, view.blob(e.artifact)) for e in p.entities if e.artifact]
+    if any(e.symbol == FILE_SYMBOL for e in p.entities):
+        return block
+    return splice(path, text, reps).data
+
+
+def _complete_symbols(
+    view: StateView, path: str, block: bytes
+) -> tuple[list[Replacement], list[str]]:
+    """The symbols of a whole-file reply that can stand on their own: no elision inside, and
+    a class only when it keeps every member the State Map knows."""
+    meta = view.meta(path)
+    live = set() if meta is None else {r.symbol for r in meta.live_entities()}
+    reps = whole_file_symbols(path, block)
+    given = {r.name for r in reps}
+    keep: list[Replacement] = []
+    skipped: list[str] = []
+    for r in reps:
+        members = {n for n in live if n.startswith(r.name + ".")}
+        elided = find_elisions(r.text.decode("utf-8", "replace"))
+        if elided or not members <= given:
+            skipped.append(r.name)
+        else:
+            keep.append(r)
+    # A kept class already carries its members: do not splice them twice.
+    kept = {r.name for r in keep}
+    keep = [r for r in keep if not any(r.name.startswith(k + ".") for k in kept)]
+    return keep, skipped
+
+
+def _gate_a(
+    path: str,
+    before: bytes | None,
+    after: bytes | None,
+    live: dict[str, EntityRecord],
+    p: Proposal,
+    allow_delete: bool,
+) -> str | None:
+    if after is None:
+        return None if (p.kind == "delete" and allow_delete) else "the file would be removed"
+    lang = language_for_path(path)
+    if lang is None:
+        return None
+    syn = analyze(lang, after)
+    if not syn.clean:
+        return f"the merged file does not parse: {syn.reason}"
+    deleted = {e.symbol for e in p.entities if e.op == "delete"} if allow_delete else set()
+    now = {s.name for s in extract(path, after).symbols}
+    lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
+    if lost:
+        return (
+            "structural parity: " + ", ".join(lost[:5]) + " would be lost; deleting needs"
+            " an explicit DELETE directive and --allow-delete"
+        )
+    if before is not None and p.kind != "delete":
+        old_nodes = analyze(lang, before).node_count
+        if old_nodes and syn.node_count * 2 < old_nodes:
+            return f"syntax tree collapsed ({syn.node_count} nodes, was {old_nodes})"
+    return None
+
+
+def unified_diff(fp: FilePlan) -> str:
+    a = (fp.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    b = (fp.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    src = f"a/{fp.path}" if fp.before is not None else "/dev/null"
+    dst = f"b/{fp.path}" if fp.after is not None else "/dev/null"
+    return "".join(difflib.unified_diff(a, b, src, dst))
+
+
+def apply(repo: Repo, plan_: Plan) -> Committed:
+    """Write every changed file atomically or none, then record one ledger episode."""
+    changed = [fp for fp in plan_.files.values() if fp.after != fp.before]
+    written: list[FilePlan] = []
+
+    def unchanged(fp: FilePlan) -> None:
+        _, oid = _disk(repo, fp.path)
+        if oid != fp.before_oid:
+            raise StaleError(
+                f"{fp.path} changed while accepting (an editor saved it?); nothing was written"
+            )
+
+    try:
+        for fp in changed:
+            unchanged(fp)  # cheap early check of every file before any rename
+        for fp in changed:
+            full = repo.abspath(fp.path)
+            if fp.after is None:
+                unchanged(fp)
+                os.unlink(full)
+            else:
+                write_atomic(full, fp.after, check=partial(unchanged, fp))
+            written.append(fp)
+    except BaseException:
+        _rollback(repo, written)
+        raise
+    accepted = [c.proposal for c in plan_.checks if c.ok]
+
+    def operation(view: StateView, writer: ObjectWriter) -> Draft:
+        episode = Episode(kind="accept", summary="accepted " + ", ".join(p.id for p in accepted))
+        edits: TreeEdits = {}
+        cache = SymbolCache(repo.cache_dir)
+        try:
+            for fp in changed:
+                old = view.meta(fp.path)
+                base_by_symbol = {
+                    e.symbol: e.base for p in accepted if p.path == fp.path for e in p.entities
+                }
+                if fp.after is None:
+                    if old is not None:
+                        apply_update(
+                            writer,
+                            record_deletion(
+                                old, episode=episode, reason="deleted by an accepted proposal"
+                            ),
+                            episode,
+                            edits,
+                        )
+                    continue
+                wf = read_file(repo, fp.path)
+                ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
+                update = record_file(
+                    writer,
+                    old,
+                    wf,
+                    ex,
+                    source=Source.MODEL,
+                    episode=episode,
+                    reason="accepted proposal " + ", ".join(fp.proposals),
+                    new_from=State.PROPOSED,
+                )
+                for name, rec in update.meta.entities.items():
+                    if rec.episode == episode.id and name in base_by_symbol:
+                        update.meta.entities[name] = replace(rec, base=base_by_symbol[name])
+                apply_update(writer, update, episode, edits)
+        finally:
+            cache.close()
+        for p in accepted:
+            edits[f"{PROPOSALS}/{p.id}"] = None
+            episode.proposals[p.id] = None
+        attachments = {}
+        for i, (_key, text) in enumerate(sorted(plan_.overwritten.items())):
+            attachments[f"overwritten-{i}"] = text
+        episode.details = {
+            "accepted": [p.id for p in accepted],
+            "gates": {c.proposal.id: [g.__dict__ for g in c.gates] for c in plan_.checks},
+            "notes": {c.proposal.id: c.notes for c in plan_.checks if c.notes},
+            "overwritten": {k: blob_id(t) for k, t in sorted(plan_.overwritten.items())},
+        }
+        return Draft(episode=episode, changes=edits, attachments=attachments)
+
+    committed = commit_episode(repo, operation)
+    assert committed is not None
+    return committed
+
+
+def _rollback(repo: Repo, written: list[FilePlan]) -> None:
+    for fp in reversed(written):
+        full = repo.abspath(fp.path)
+        if fp.before is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(full)
+        else:
+            write_atomic(full, fp.before)
+
+
+def accept(
+    repo: Repo,
+    refs: list[str],
+    *,
+    every: bool = False,
+    overwrite_stale: set[str] | None = None,
+    allow_delete: bool = False,
+) -> AcceptResult:
+    view = current(repo)
+    chosen = select(view, refs, every)
+    p = plan(repo, view, chosen, overwrite_stale=overwrite_stale, allow_delete=allow_delete)
+    if not any(c.ok for c in p.checks):
+        return AcceptResult(p, None)
+    return AcceptResult(p, apply(repo, p))
+
+
+def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
+    chosen_ids = [p.id for p in select(current(repo), refs, every)]
+
+    def operation(view: StateView, writer: ObjectWriter) -> Draft:
+        episode = Episode(kind="reject", summary="rejected " + ", ".join(chosen_ids))
+        edits: TreeEdits = {}
+        props = pending(view)
+        for pid in chosen_ids:
+            prop = props.get(pid)
+            if prop is None:
+                continue
+            prop.status = "rejected"
+            oid = writer.blob(prop.to_bytes())
+            edits[f"{PROPOSALS}/{pid}"] = (MODE_BLOB, oid)
+            episode.proposals[pid] = oid
+        episode.details = {"rejected": chosen_ids}
+        return Draft(episode=episode, changes=edits)
+
+    committed = commit_episode(repo, operation)
+    assert committed is not None
+    return committed

@@ -1,0 +1,149 @@
+"""`tm diff | accept | reject`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from tinymem.commands.output import emit_json, out
+from tinymem.errors import GateBlockedError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(diff_cmd)
+    app.command("accept")(accept_cmd)
+    app.command("reject")(reject_cmd)
+
+
+def diff_cmd(
+    ids: list[str] = typer.Argument(None, help="Proposal ids (default: every pending one)."),
+    stat: bool = typer.Option(False, "--stat", help="Only count changed lines per file."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Show the unified diff that accepting would write, with each proposal's gate results.
+
+    The gates are run now (not as they stood when the model answered); nothing is written.
+    """
+    from tinymem.accept import plan, select, unified_diff
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    view = current(repo)
+    chosen = select(view, list(ids or []), every=not ids)
+    docs: list[dict[str, Any]] = []
+    for p in chosen:
+        single = plan(repo, view, [p])
+        check = single.checks[0]
+        fp = single.files.get(p.path or "")
+        diff = unified_diff(fp) if fp is not None and check.ok else ""
+        docs.append(
+            {
+                "id": p.id,
+                "path": p.path,
+                "kind": p.kind,
+                "confidence": p.confidence,
+                "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
+                "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
+                "blocked": None
+                if check.ok
+                else f"{check.blocked.gate}: {check.blocked.detail}"
+                if check.blocked
+                else None,
+                "notes": check.notes,
+                "diff": diff,
+                "added": sum(
+                    1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
+                ),
+                "removed": sum(
+                    1 for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
+                ),
+            }
+        )
+    if as_json:
+        emit_json({"proposals": docs})
+        return
+    if not docs:
+        out().print("No pending proposals.")
+        return
+    con = out()
+    for d in docs:
+        ents = ", ".join(f"{e['op']} {e['symbol']}" for e in d["entities"])
+        con.print(f"[bold]proposal {d['id']}[/]  {escape(str(d['path']))}  {escape(ents)}")
+        if d["blocked"]:
+            con.print(f"  [red]blocked[/] {escape(d['blocked'])}")
+            continue
+        for note in d["notes"]:
+            con.print(f"  [yellow]note[/] {escape(note)}")
+        if stat:
+            con.print(f"  +{d['added']} -{d['removed']}")
+        elif sys.stdout.isatty():
+            from rich.syntax import Syntax
+
+            con.print(Syntax(d["diff"], "diff", theme="ansi_dark", background_color="default"))
+        else:
+            sys.stdout.write(d["diff"])
+
+
+def accept_cmd(
+    refs: list[str] = typer.Argument(None, help="Proposal ids or entities (path::Symbol)."),
+    every: bool = typer.Option(False, "--all", help="Every pending proposal."),
+    overwrite_stale: list[str] = typer.Option(
+        None,
+        "--overwrite-stale",
+        metavar="ENTITY",
+        help="Replace this STALE entity's on-disk text (kept in the vault). Repeatable.",
+    ),
+    allow_delete: bool = typer.Option(
+        False, "--allow-delete", help="Let an explicit DELETE directive remove code."
+    ),
+) -> None:
+    """Promote proposals: run the gates again now, then write every file or none.
+
+    Exit 0 when everything asked for was promoted; exit 5 when a gate blocked any proposal
+    (one line each says which gate and what to do). Blocked proposals stay pending.
+    """
+    from tinymem.accept import accept
+    from tinymem.repository import open_repo
+
+    result = accept(
+        open_repo(),
+        list(refs or []),
+        every=every,
+        overwrite_stale=set(overwrite_stale or []),
+        allow_delete=allow_delete,
+    )
+    con = out()
+    for c in result.plan.checks:
+        gates = "  ".join(f"{g.gate}:{'pass' if g.ok else 'BLOCKED'}" for g in c.gates)
+        if c.ok:
+            con.print(f"promoted {c.proposal.id}  {escape(c.proposal.path or '?')}  {gates}")
+            for note in c.notes:
+                con.print(f"  note: {escape(note)}")
+    for key in sorted(result.plan.overwritten):
+        con.print(f"your text of {escape(key)} was kept in the vault (tm show the episode)")
+    if result.committed is not None:
+        ep = result.committed.episode
+        con.print(f"Episode {ep.id} (commit {result.committed.commit[:12]}).")
+    blocked = [c for c in result.plan.checks if not c.ok]
+    if blocked:
+        for c in blocked:
+            g = c.blocked
+            assert g is not None
+            print(f"blocked {c.proposal.id} by gate {g.gate}: {g.detail}", file=sys.stderr)
+        raise GateBlockedError(f"{len(blocked)} proposal(s) blocked; they stay pending")
+
+
+def reject_cmd(
+    refs: list[str] = typer.Argument(None, help="Proposal ids or entities."),
+    every: bool = typer.Option(False, "--all", help="Every pending proposal."),
+) -> None:
+    """Drop proposals from the pending set; their artifacts stay in the vault."""
+    from tinymem.accept import reject
+    from tinymem.repository import open_repo
+
+    committed = reject(open_repo(), list(refs or []), every=every)
+    out().print(f"{committed.episode.summary} (episode {committed.episode.id}).")
