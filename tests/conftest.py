@@ -19,6 +19,8 @@ def _isolated_git(
 ) -> None:
     """No test reads or writes the developer's own git configuration."""
     home = tmp_path_factory.mktemp("home")
+    # Hooks installed by tests call `tm`: the one from this interpreter's environment.
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

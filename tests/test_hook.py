@@ -1,0 +1,180 @@
+"""The pre-commit hook: each refusal, hand edits passing, installation, the framework."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY_APP, ROOT, git, tm, write
+from tests.modelserver import ModelServer
+from tinymem.hook import HOOK_SCRIPT
+
+V2 = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}')
+
+
+def _commit(repo: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", *paths)
+    return subprocess.run(
+        ["git", "commit", "-qm", "change"], cwd=repo, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def hooked(repo: Path) -> Path:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    proc = tm(repo, "hook", "install")
+    assert proc.returncode == 0, proc.stderr
+    return repo
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    with ModelServer() as s:
+        yield s
+
+
+def test_script_in_repository_matches_the_installed_one() -> None:
+    assert (ROOT / "hooks" / "pre-commit").read_text() == HOOK_SCRIPT
+    assert os.access(ROOT / "hooks" / "pre-commit", os.X_OK)
+
+
+def test_stale_buffer_of_a_superseded_version_is_refused(hooked: Path) -> None:
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)  # the editor saves its old buffer
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode != 0
+    assert "app.py::fetch_user" in proc.stderr
+    assert "superseded" in proc.stderr
+    assert "tm adopt app.py" in proc.stderr and "--no-verify" in proc.stderr
+    assert "git show refs/tinymem/state:files/app.py" in proc.stderr
+
+
+def test_unaccepted_model_output_on_an_old_base_is_refused(
+    hooked: Path, server: ModelServer
+) -> None:
+    new = 'def fetch_user(uid):\n    return {"id": uid, "model": True}'
+    server.add(f"```python path=app.py\n{new}\n```\n")
+    ask = tm(
+        hooked,
+        "ask",
+        "x",
+        "--json",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert ask.returncode == 0, ask.stderr
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', new))
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode != 0
+    pid = json.loads(ask.stdout)["proposals"][0]["id"]
+    assert f"proposal {pid}" in proc.stderr
+
+
+def test_whole_file_output_dropping_symbols_is_refused(hooked: Path, server: ModelServer) -> None:
+    whole = '"""A tiny service."""\n\nimport os\n\n\ndef fetch_user(uid):\n    return None\n'
+    server.add(f"```python path=app.py\n{whole}```\n")
+    ask = tm(
+        hooked,
+        "ask",
+        "x",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    assert ask.returncode == 0, ask.stderr
+    write(hooked, "app.py", whole)
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode != 0
+    assert "drops authoritative symbols: Client" in proc.stderr
+
+
+def test_plain_hand_edit_passes_with_a_hint(hooked: Path) -> None:
+    write(hooked, "app.py", V2)
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "`tm adopt app.py` would record them" in proc.stderr
+
+
+def test_existing_hook_is_chained_and_both_run(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    tm(repo, "init")
+    old = repo / ".git" / "hooks" / "pre-commit"
+    old.write_text("#!/bin/sh\necho previous-hook-ran >&2\n")
+    old.chmod(0o755)
+    assert "runs first" in tm(repo, "hook", "install").stdout
+    write(repo, "app.py", V2)
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    assert _commit(repo, "app.py").returncode == 0
+    write(repo, "app.py", PY_APP)
+    proc = _commit(repo, "app.py")
+    assert "previous-hook-ran" in proc.stderr
+    assert proc.returncode != 0 and "superseded" in proc.stderr
+    assert tm(repo, "hook", "uninstall").returncode == 0
+    assert old.read_text() == "#!/bin/sh\necho previous-hook-ran >&2\n"
+
+
+def test_force_replaces_with_a_backup_and_hookspath_is_honoured(repo: Path) -> None:
+    git(repo, "config", "core.hooksPath", "githooks")
+    (repo / "githooks").mkdir()
+    (repo / "githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    proc = tm(repo, "hook", "install", "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "githooks" / "pre-commit").read_text() == HOOK_SCRIPT
+    assert (repo / "githooks" / "pre-commit.tinymem-backup").exists()
+
+
+def test_pre_commit_framework_runs_the_check(repo: Path) -> None:
+    # pre-commit is a test dependency: its absence is a broken install, not a skip.
+    tool = shutil.which("pre-commit")
+    assert tool is not None
+    write(repo, "app.py", PY_APP)
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks:\n      - id: tinymem-stale-overwrite\n"
+        "        name: tinymem\n        entry: tm hook run pre-commit\n"
+        "        language: system\n        pass_filenames: false\n        always_run: true\n",
+    )
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    tm(repo, "init")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(repo.parent / "pc-home")}
+    subprocess.run([tool, "install"], cwd=repo, check=True, env=env, capture_output=True)
+    write(repo, "app.py", V2)
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    git(repo, "add", "app.py")
+    subprocess.run(
+        ["git", "commit", "-qm", "v2"], cwd=repo, env=env, check=True, capture_output=True
+    )
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", "app.py")
+    proc = subprocess.run(
+        ["git", "commit", "-qm", "x"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "superseded" in proc.stdout + proc.stderr

@@ -1,0 +1,249 @@
+"""The pre-commit check: refuse commits that would overwrite newer truth with stale content.
+
+Only staged files that the State Map tracks are read (the index's blobs, never the work tree),
+so the cost follows the size of the commit, not of the repository. Three refusals:
+  1. a staged entity equals an older, SUPERSEDED artifact of that entity (a stale editor
+     buffer saved over an accepted change);
+  2. a staged entity equals a model proposal that was never accepted and whose base is not the
+     current authoritative artifact (model output pasted past the gates);
+  3. a staged file equals a model's whole-file output that drops authoritative symbols.
+Ordinary hand edits pass: the user is the highest authority.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+
+import pygit2
+
+from tinymem.errors import UsageError
+from tinymem.gitobjects import blob_id, read_blob
+from tinymem.proposals import Proposal
+from tinymem.repository import Repo
+from tinymem.statemap import StateView
+from tinymem.symbols import extract
+
+MARKER = "tinymem-hook"
+CHAINED_SUFFIX = ".pre-tinymem"
+BACKUP_SUFFIX = ".tinymem-backup"
+
+# Kept byte-identical to hooks/pre-commit in the source tree (a test checks for drift).
+HOOK_SCRIPT = """#!/bin/sh
+# tinymem-hook v1: refuses commits that would overwrite newer truth with stale content.
+# Installed by `tm hook install`; `tm hook uninstall` removes it. Bypass once: --no-verify.
+hookdir=$(dirname "$0")
+# A hook that was here before tinymem's install still runs first.
+if [ -x "$hookdir/pre-commit.pre-tinymem" ]; then
+  "$hookdir/pre-commit.pre-tinymem" "$@" || exit $?
+fi
+if command -v tm >/dev/null 2>&1; then
+  exec tm hook run pre-commit
+fi
+if python3 -c "import tinymem" >/dev/null 2>&1; then
+  exec python3 -m tinymem hook run pre-commit
+fi
+echo "tinymem: tm is not installed here; the stale-overwrite check was skipped" >&2
+exit 0
+"""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    path: str
+    entity: str
+    rule: int
+    detail: str
+
+
+@dataclass
+class HookReport:
+    checked: list[str] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    hand_edits: list[str] = field(default_factory=list)
+
+
+def hooks_dir(repo: Repo) -> str:
+    cfg = repo.git.config
+    if "core.hooksPath" in cfg:
+        path = os.path.expanduser(str(cfg["core.hooksPath"]))
+        return path if os.path.isabs(path) else os.path.join(repo.workdir, path)
+    return os.path.join(repo.git.path, "hooks")
+
+
+def _is_ours(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return MARKER in f.read(4096)
+    except OSError:
+        return False
+
+
+def install(repo: Repo, *, force: bool = False) -> str:
+    """Install the hook; an existing foreign hook is chained (or, with force, backed up)."""
+    directory = hooks_dir(repo)
+    os.makedirs(directory, exist_ok=True)
+    target = os.path.join(directory, "pre-commit")
+    notes = []
+    if os.path.lexists(target) and not _is_ours(target):
+        if force:
+            shutil.move(target, target + BACKUP_SUFFIX)
+            notes.append(f"the previous hook was moved to {target + BACKUP_SUFFIX}")
+        else:
+            chained = target + CHAINED_SUFFIX
+            if os.path.lexists(chained):
+                raise UsageError(
+                    f"{chained} already exists; remove it or use --force to replace the hook"
+                )
+            shutil.move(target, chained)
+            notes.append(f"the existing hook now runs first, from {chained}")
+    tmp = target + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(HOOK_SCRIPT)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, target)
+    return "; ".join([f"installed {target}", *notes])
+
+
+def uninstall(repo: Repo) -> str:
+    directory = hooks_dir(repo)
+    target = os.path.join(directory, "pre-commit")
+    if not os.path.lexists(target) or not _is_ours(target):
+        raise UsageError(f"no tinymem hook is installed at {target}")
+    os.unlink(target)
+    chained = target + CHAINED_SUFFIX
+    if os.path.lexists(chained):
+        shutil.move(chained, target)
+        return f"removed the tinymem hook; restored the previous hook at {target}"
+    return f"removed {target}"
+
+
+def installed(repo: Repo) -> str:
+    """'current', 'outdated' or 'missing'."""
+    target = os.path.join(hooks_dir(repo), "pre-commit")
+    if not _is_ours(target):
+        return "missing"
+    with open(target, encoding="utf-8") as f:
+        return "current" if f.read() == HOOK_SCRIPT else "outdated"
+
+
+def staged(repo: Repo) -> list[tuple[str, str]]:
+    """(path, blob id) of index entries that differ from HEAD (all of them before a commit)."""
+    index = repo.git.index
+    index.read()
+    try:
+        head = repo.git.head.peel(pygit2.Tree)
+    except (pygit2.GitError, KeyError):
+        head = None
+    if head is None:
+        return [(e.path, str(e.id)) for e in index]
+    out = []
+    for delta in index.diff_to_tree(head).deltas:
+        # diff_to_tree compares tree (old) to index (new): the index side is new_file.
+        if delta.status != pygit2.enums.DeltaStatus.DELETED:
+            out.append((delta.new_file.path, str(delta.new_file.id)))
+    return out
+
+
+def _proposals_for(view: StateView, path: str) -> list[Proposal]:
+    out = []
+    for pid in view.proposal_ids():
+        data = view.proposal_blob(pid)
+        if data is None:
+            continue
+        p = Proposal.from_bytes(data)
+        if p.path == path:
+            out.append(p)
+    return out
+
+
+def check(repo: Repo) -> HookReport:
+    report = HookReport()
+    tip = repo.state_tip()
+    if tip is None:
+        return report  # tm is not initialized here: nothing to protect
+    view = StateView(repo.git, tip)
+    for path, oid in staged(repo):
+        meta = view.meta(path)
+        if meta is None or meta.deleted:
+            continue
+        report.checked.append(path)
+        if oid == meta.snapshot:
+            continue
+        data = read_blob(repo.git, oid)
+        texts = {s.name: blob_id(data[s.start : s.end]) for s in extract(path, data).symbols}
+        props = None
+        found = False
+        for name, art in texts.items():
+            rec = meta.entities.get(name)
+            if rec is None or art == rec.artifact:
+                continue
+            key = meta.key(name)
+            if art in rec.superseded:
+                report.refusals.append(
+                    Refusal(
+                        path,
+                        key,
+                        1,
+                        f"the staged {key} is an older version that episode {rec.episode}"
+                        " superseded (a stale editor buffer?)",
+                    )
+                )
+                found = True
+                continue
+            if props is None:
+                props = _proposals_for(view, path)
+            for p in props:
+                for e in p.entities:
+                    if e.symbol == name and e.artifact == art and e.base != rec.artifact:
+                        report.refusals.append(
+                            Refusal(
+                                path,
+                                key,
+                                2,
+                                f"the staged {key} is model output from proposal {p.id} (episode"
+                                f" {p.episode}) written against an older version, never accepted",
+                            )
+                        )
+                        found = True
+        if props is None:
+            props = _proposals_for(view, path)
+        live_top = {r.symbol for r in meta.live_entities() if "." not in r.symbol}
+        for p in props:
+            if p.block == oid and not live_top <= set(texts):
+                lost = ", ".join(sorted(live_top - set(texts))[:5])
+                report.refusals.append(
+                    Refusal(
+                        path,
+                        path,
+                        3,
+                        f"the staged {path} is the whole-file output of proposal {p.id} and drops"
+                        f" authoritative symbols: {lost}",
+                    )
+                )
+                found = True
+        if not found:
+            report.hand_edits.append(path)
+    return report
+
+
+def render_refusal(report: HookReport) -> str:
+    lines = ["tinymem: commit refused: it would overwrite newer truth with stale content."]
+    for r in report.refusals:
+        lines.append(f"  {r.path}: {r.detail}")
+    paths = sorted({r.path for r in report.refusals})
+    lines.append("Two ways forward:")
+    lines.append(
+        "  - the staged content is what you want: tm adopt "
+        + " ".join(paths)
+        + " && git add "
+        + " ".join(paths)
+    )
+    lines.append(
+        "  - otherwise restore the accepted version: "
+        + "; ".join(f"git show refs/tinymem/state:files/{p} > {p}" for p in paths)
+        + "; then git add the files"
+    )
+    lines.append("To commit anyway, once: git commit --no-verify")
+    return "\n".join(lines)
