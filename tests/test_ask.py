@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,143 @@ def test_unsafe_paths_never_become_proposals(repo: Path, server: ModelServer) ->
     doc = json.loads(proc.stdout)
     assert doc["proposals"] == []
     assert len(doc["refused"]) == 2
+
+
+def _ask_env() -> dict[str, str]:
+    return {"OPENAI_API_KEY": "sk-test"}
+
+
+def test_accept_flag_applies_hydrated_proposals(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    server.add(REPLY)
+    proc = tm(
+        repo,
+        "ask",
+        "add a retry to fetch_user",
+        "--accept",
+        "--json",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env=_ask_env(),
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["accepted"] == [doc["proposals"][0]["id"]]
+    assert "retries=3" in (repo / "app.py").read_text()
+    assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    server.add(ScriptedReply(text="late", delay=5))
+    proc = tm(
+        repo,
+        "ask",
+        "x",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        "--timeout",
+        "1",
+        env=_ask_env(),
+    )
+    assert proc.returncode == 8, proc.stderr
+    assert "did not answer within 1 s" in proc.stderr
+    server.add(ScriptedReply(text=""))
+    proc = tm(
+        repo, "ask", "x", "-m", "openai/test", "--api-base", server.openai_base, env=_ask_env()
+    )
+    assert proc.returncode == 9 and "empty reply" in proc.stderr
+    server.add("y" * 5000)
+    proc = tm(
+        repo,
+        "ask",
+        "x",
+        "-m",
+        "openai/test",
+        "--api-base",
+        server.openai_base,
+        env={**_ask_env(), "TM_MAX_REPLY": "1000"},
+    )
+    assert proc.returncode == 9 and "passed 1000 characters" in proc.stderr
+    outcomes = [
+        json.loads(git(repo, "show", f"refs/tinymem/state~{n}:episode/episode.json"))["outcome"]
+        for n in range(3)
+    ]
+    assert outcomes == ["failed", "failed", "failed"]
+
+
+def test_file_edited_while_the_model_talks_blocks(repo: Path, server: ModelServer) -> None:
+    import subprocess
+    import sys
+    import time
+
+    _setup(repo)
+    server.add(ScriptedReply(text=REPLY, chunk_size=8, chunk_delay=0.1))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tinymem",
+            "ask",
+            "retry fetch_user",
+            "--json",
+            "-m",
+            "openai/test",
+            "--api-base",
+            server.openai_base,
+        ],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **_ask_env()},
+    )
+    deadline = time.monotonic() + 60
+    while not server.chat_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "mid": 1}'))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["proposals"][0]["blocked"].startswith("ETV: STALE")
+
+
+def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    _setup(repo)
+    server.add(ScriptedReply(text="x" * 400, chunk_size=4, chunk_delay=0.1))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tinymem",
+            "ask",
+            "x",
+            "-m",
+            "openai/test",
+            "--api-base",
+            server.openai_base,
+        ],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **_ask_env()},
+    )
+    assert proc.stdout is not None
+    proc.stdout.read(8)  # the stream has started
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["outcome"] == "aborted"
+    partial = git(repo, "show", "refs/tinymem/state:episode/response.txt")
+    assert 0 < len(partial) < 400

@@ -29,6 +29,12 @@ def ask_cmd(
         False, "--dry-run", help="Print the exact messages and their token count; call nothing."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
+    accept: bool = typer.Option(
+        False,
+        "--accept",
+        help="Right after the reply, apply the proposals whose targets were hydrated in this"
+        " prompt and that pass every gate (the rest stay pending).",
+    ),
 ) -> None:
     """Ask the model; its reply becomes proposals that tm can prove, or refuses with reasons.
 
@@ -80,6 +86,17 @@ def ask_cmd(
     if not as_json:
         sys.stdout.write("\n")
     ep = result.committed.episode if result.committed else None
+    ep_id = ep.id if ep else "?"
+    aborted = result.call is not None and result.call.aborted
+    proposals = result.outcome.proposals if result.outcome else []
+    accepted = None
+    if accept and not aborted and result.error is None:
+        eligible = [p.id for p in proposals if p.hydrated and not p.blocked]
+        if eligible:
+            from tinymem.accept import accept as accept_proposals
+
+            accepted = accept_proposals(repo, eligible)
+    promoted = [c.proposal.id for c in accepted.plan.checks if c.ok] if accepted else []
     if as_json:
         emit_json(
             {
@@ -96,33 +113,33 @@ def ask_cmd(
                         "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
                         "gates": p.gates,
                         "blocked": p.blocked,
+                        "hydrated": p.hydrated,
                     }
-                    for p in (result.outcome.proposals if result.outcome else [])
+                    for p in proposals
                 ],
                 "refused": result.outcome.refused if result.outcome else [],
+                "accepted": promoted,
             }
         )
     if result.error is not None:
         raise result.error
-    if result.call is not None and result.call.aborted:
-        err().print(
-            f"Interrupted: the partial reply was recorded (episode {ep.id if ep else '?'})."
-        )
+    if aborted:
+        err().print(f"Interrupted: the partial reply was recorded (episode {ep_id}).")
         raise typer.Exit(130)
     if as_json or result.outcome is None:
         return
     con = out()
     for r in result.outcome.refused:
         con.print(f"[red]refused[/] {escape(r['path'])}: {escape(r['reason'])}")
-    if not result.outcome.proposals:
-        con.print(f"No proposals in the reply (episode {ep.id if ep else '?'}).")
+    if not proposals:
+        con.print(f"No proposals in the reply (episode {ep_id}).")
         return
     from rich.table import Table
 
-    table = Table(box=None, pad_edge=False, title=f"Proposals (episode {ep.id if ep else '?'})")
+    table = Table(box=None, pad_edge=False, title=f"Proposals (episode {ep_id})")
     for col in ("id", "file", "entities", "kind", "confidence", "gates"):
         table.add_column(col)
-    for p in result.outcome.proposals:
+    for p in proposals:
         ents = ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-"
         table.add_row(
             p.id,
@@ -133,4 +150,9 @@ def ask_cmd(
             escape(p.blocked or "pass"),
         )
     con.print(table)
+    if accepted is not None:
+        for c in accepted.plan.checks:
+            g = c.blocked
+            verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
+            con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
     con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")
