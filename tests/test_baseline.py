@@ -98,3 +98,25 @@ def test_binary_oversize_and_unparsable_files(repo: Path) -> None:
     assert broken["ok"]["confidence"] == "INFERRED"
     assert "line 4" in str(broken["ok"]["reason"])
     assert [e["symbol"] for e in by_path["empty.py"]] == ["@file"]
+
+
+def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> None:
+    from tinymem.repository import open_repo
+    from tinymem.scan import PARALLEL_MIN_FILES, scan
+
+    n = PARALLEL_MIN_FILES + 20
+    for i in range(n):
+        write(
+            repo, f"pkg{i % 7}/m{i}.py", f"def f{i}():\n    return {i}\n\n\nclass C{i}:\n    pass\n"
+        )
+    git(repo, "add", ".")
+    r = open_repo(str(repo))
+    paths = sorted(f"pkg{i % 7}/m{i}.py" for i in range(n))
+    one = [(s.path, s.file.oid if s.file else None, s.extraction) for s in scan(r, paths, 1)]
+    two = [(s.path, s.file.oid if s.file else None, s.extraction) for s in scan(r, paths, 2)]
+    assert one == two
+    proc = tm(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    assert f"Imported {n} tracked files" in proc.stdout
+    assert len(json.loads(tm(repo, "state", "--json").stdout)["entities"]) == 2 * n
+    assert tm(repo, "rebuild").returncode == 0

@@ -12,8 +12,8 @@ from tinymem.gitobjects import ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
 from tinymem.records import Source
 from tinymem.repository import Repo
+from tinymem.scan import scan
 from tinymem.statemap import StateView
-from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import NotAFileError, read_file
 
@@ -119,40 +119,34 @@ def _record(
         result.tombstoned.clear()
         episode = Episode(kind="adopt", summary="")
         edits: TreeEdits = {}
-        cache = SymbolCache(repo.cache_dir)
-        try:
-            for path in paths:
-                old = view.meta(path)
-                try:
-                    wf = read_file(repo, path)
-                except NotAFileError as exc:
-                    raise UnsafePathError(f"{path}: {exc}; tm records regular files only") from exc
-                except FileNotFoundError:
-                    if old is None or old.deleted:
-                        raise UsageError(
-                            f"{path} does not exist and tm does not track it"
-                        ) from None
-                    update = record_deletion(old, episode=episode, reason="deleted by the user")
-                    result.deleted.append(path)
-                else:
-                    if old is not None and not old.deleted and old.snapshot == wf.oid:
-                        result.unchanged.append(path)
-                        continue
-                    ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
-                    update = record_file(
-                        writer,
-                        old,
-                        wf,
-                        ex,
-                        source=Source.USER,
-                        episode=episode,
-                        reason=USER_REASON,
-                    )
-                    result.adopted.append(path)
-                result.tombstoned.extend(f"{path}::{s}" for s in update.tombstoned)
-                apply_update(writer, update, episode, edits)
-        finally:
-            cache.close()
+        for item in scan(repo, paths):
+            path = item.path
+            old = view.meta(path)
+            if isinstance(item.error, NotAFileError):
+                raise UnsafePathError(f"{path}: {item.error}; tm records regular files only")
+            if isinstance(item.error, FileNotFoundError):
+                if old is None or old.deleted:
+                    raise UsageError(f"{path} does not exist and tm does not track it")
+                update = record_deletion(old, episode=episode, reason="deleted by the user")
+                result.deleted.append(path)
+            elif item.file is None:
+                raise UsageError(f"{path} cannot be adopted: {item.reason}")
+            else:
+                if old is not None and not old.deleted and old.snapshot == item.file.oid:
+                    result.unchanged.append(path)
+                    continue
+                update = record_file(
+                    writer,
+                    old,
+                    item.file,
+                    item.extraction,
+                    source=Source.USER,
+                    episode=episode,
+                    reason=USER_REASON,
+                )
+                result.adopted.append(path)
+            result.tombstoned.extend(f"{path}::{s}" for s in update.tombstoned)
+            apply_update(writer, update, episode, edits)
         if not result.adopted and not result.deleted:
             return None
         parts = []

@@ -9,10 +9,9 @@ from tinymem.gitobjects import ObjectWriter
 from tinymem.ledger import Committed, Draft, Episode, commit_episode
 from tinymem.records import Source
 from tinymem.repository import Repo
+from tinymem.scan import scan
 from tinymem.statemap import StateView
-from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_file
-from tinymem.worktree import read_file
 
 Progress = Callable[[int, int], None]
 
@@ -57,45 +56,33 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
             return None  # idempotent: nothing new to import
         episode = Episode(kind="init", summary="")
         edits: TreeEdits = {}
-        cache = SymbolCache(repo.cache_dir)
-        try:
-            total = len(todo)
-            for i, (path, why) in enumerate(todo):
-                if progress is not None:
-                    progress(i, total)
-                if why is not None:
-                    result.skipped.append((path, why))
-                    continue
-                try:
-                    wf = read_file(repo, path)
-                except OSError as exc:
-                    result.skipped.append((path, _os_reason(exc)))
-                    continue
-                ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
-                update = record_file(
-                    writer,
-                    None,
-                    wf,
-                    ex,
-                    source=Source.DISK,
-                    episode=episode,
-                    reason="baseline import",
-                )
-                apply_update(writer, update, episode, edits)
-                result.imported.append(path)
+        total = len(todo)
+        for path, why in todo:
+            if why is not None:
+                result.skipped.append((path, why))
+        readable = [p for p, why in todo if why is None]
+        for i, item in enumerate(scan(repo, readable)):
             if progress is not None:
-                progress(total, total)
-        finally:
-            cache.close()
+                progress(i, total)
+            if item.file is None:
+                result.skipped.append((item.path, item.reason))
+                continue
+            update = record_file(
+                writer,
+                None,
+                item.file,
+                item.extraction,
+                source=Source.DISK,
+                episode=episode,
+                reason="baseline import",
+            )
+            apply_update(writer, update, episode, edits)
+            result.imported.append(item.path)
+        if progress is not None:
+            progress(total, total)
         episode.summary = f"imported {len(result.imported)} tracked files"
         episode.details = {"skipped": [{"path": p, "reason": r} for p, r in result.skipped]}
         return Draft(episode=episode, changes=edits)
 
     result.committed = commit_episode(repo, operation)
     return result
-
-
-def _os_reason(exc: OSError) -> str:
-    if isinstance(exc, FileNotFoundError):
-        return "missing from the work tree"
-    return f"unreadable: {exc.strerror or exc}"
