@@ -45,18 +45,22 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, core, hooks, review
+    from tinymem.commands import ask, completion, core, hooks, review
 
     core.register(app)
     ask.register(app)
     review.register(app)
     hooks.register(app)
+    completion.register(app)
 
 
 _register()
 
 
 def main() -> None:
+    from tinymem.commands.completion import enable_if_completing
+
+    enable_if_completing()
     try:
         app(prog_name="tm")
     except TinymemError as exc:
