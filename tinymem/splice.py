@@ -28,10 +28,17 @@ text wins, the member's text is dropped. The member is reported in `replaced` (p
 container's new text (or, when that text already defines it, reported as contained).
 
 Safety checks after splicing (any failure raises SpliceError and nothing is returned):
-the result parses cleanly when the original did; each proposed name is defined inside the
-region its text went to; no other symbol appears (a text that also defines a helper, or a
-renamed definition, is refused rather than spliced); every symbol outside the edited regions
-keeps its name and its exact bytes.
+the result parses cleanly when the original did (tree-sitter, and for Python also the
+interpreter's own parser, since tree-sitter-python accepts empty blocks and bad indentation);
+each proposed name is defined inside the region its text went to; no other symbol appears (a
+text that also defines a helper, or a renamed definition, is refused rather than spliced);
+every symbol outside the edited regions keeps its name and its exact bytes.
+
+Re-indentation: the new text's first line sets its base indentation; every line is shifted
+from that base to the target's, except blank lines (kept as they are) and lines that start
+inside a multi-line string literal (their leading whitespace is part of the value; Python
+docstrings are re-indented with the code). Line breaks become the file's (CRLF when most of
+its line breaks are).
 """
 
 from __future__ import annotations
@@ -1144,8 +1151,8 @@ class _Splicer:
         self.flush_impls(plan)
 
         result, regions = self.build(plan.edits)
-        self.check(result, regions, {r.name for r in tops}, contained)
-        found = {s.name for s in _extract(self.path, result).symbols}
+        final = self.check(result, regions, {r.name for r in tops})
+        found = {s.name for s in final}
         replaced = {r.name for r in tops} | {n for n in contained if n in found}
         removed = [
             s.name
@@ -1218,8 +1225,8 @@ class _Splicer:
         result: bytes,
         regions: list[tuple[_Edit, int, int]],
         replaced: set[str],
-        contained: dict[str, str],
-    ) -> None:
+    ) -> tuple[Symbol, ...]:
+        """Verify the result (see the module docstring); its symbols when it passes."""
         path = self.path
         if self.clean:
             problem = _problem(self.language, result)
@@ -1264,6 +1271,7 @@ class _Splicer:
                 raise SpliceError(
                     f"splicing into {path} would change {sym.name}, which was not proposed"
                 )
+        return after
 
     def inside_replaced(self, sym: Symbol, replaced: set[str]) -> bool:
         return any(_contains(self.by_name[name], sym) for name in replaced)
