@@ -43,7 +43,6 @@ its line breaks are).
 
 from __future__ import annotations
 
-import ast
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -287,25 +286,9 @@ def _string_rows(language: str, text: bytes) -> set[int]:
 
 
 def _problem(language: str, data: bytes) -> str | None:
-    """Why `data` does not parse, or None.
-
-    tree-sitter first (every language). For Python also the interpreter's own parser, because
-    tree-sitter-python accepts what Python rejects: an empty block (`def f():\nreturn 1`), an
-    unexpected indent, a dedent to no enclosing level — exactly the mistakes re-indenting can
-    make. It only builds an AST (nothing runs), and since it knows this interpreter's grammar
-    only, callers compare against the original: a file that was not clean before gates nothing.
-    """
+    """Why `data` does not parse, or None (`analyze` includes Python's own parser)."""
     syntax = analyze(language, data)
-    if not syntax.clean:
-        return syntax.reason or "syntax error"
-    if language == "python":
-        try:
-            compile(data, "<splice>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        except SyntaxError as err:
-            return f"{err.msg} at line {err.lineno}"
-        except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, deep nesting
-            return str(err) or type(err).__name__
-    return None
+    return None if syntax.clean else (syntax.reason or "syntax error")
 
 
 # --------------------------------------------------------------------------- texts

@@ -16,7 +16,14 @@ def analyze(language: str, data: bytes) -> Syntax:
     """Parse only (for the promotion gates). ValueError when `language` has no grammar."""
     from tinymem.symbols.treesitter import analyze as ts_analyze
 
-    return ts_analyze(language, data)
+    syntax = ts_analyze(language, data)
+    if syntax.clean and language == "python":
+        from tinymem.symbols.pycheck import python_problem
+
+        problem = python_problem(data)
+        if problem is not None:
+            return Syntax(clean=False, reason=problem, node_count=syntax.node_count)
+    return syntax
 
 
 __all__ = [
