@@ -21,3 +21,9 @@ def test_python_only_errors_are_not_clean(src: bytes) -> None:
 def test_valid_python_stays_clean() -> None:
     assert analyze("python", b"def f():\n    return 1\n").clean
     assert extract("a.py", b"def f():\n    return 1\n").clean
+
+
+def test_doc_comment_on_the_first_line_after_a_bom_belongs_to_its_symbol() -> None:
+    data = b"\xef\xbb\xbf# About f.\ndef f():\n    pass\n"
+    (sym,) = extract("a.py", data).symbols
+    assert data[sym.start : sym.end] == b"# About f.\ndef f():\n    pass"

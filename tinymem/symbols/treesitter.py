@@ -473,6 +473,8 @@ def _content_end(data: bytes, end: int, floor: int) -> int:
 
 def _own_line(data: bytes, start: int) -> bool:
     line_start = data.rfind(b"\n", 0, start) + 1
+    if line_start == 0 and data.startswith(b"\xef\xbb\xbf"):
+        line_start = 3  # a UTF-8 BOM is not code in front of the first line
     return not data[line_start:start].strip(_WS)
 
 
