@@ -77,13 +77,28 @@ def ask_cmd(
         )
         return
 
-    def on_text(piece: str) -> None:
-        if not as_json:
+    if as_json:
+        result = ask(repo, opts, None)
+    elif out().is_terminal:
+        # On a terminal the reply renders as Markdown while it streams.
+        from rich.live import Live
+        from rich.markdown import Markdown
+
+        parts: list[str] = []
+        with Live(console=out(), refresh_per_second=8, vertical_overflow="visible") as live:
+
+            def on_text(piece: str) -> None:
+                parts.append(piece)
+                live.update(Markdown("".join(parts)))
+
+            result = ask(repo, opts, on_text)
+    else:
+
+        def on_plain(piece: str) -> None:
             sys.stdout.write(piece)
             sys.stdout.flush()
 
-    result = ask(repo, opts, on_text)
-    if not as_json:
+        result = ask(repo, opts, on_plain)
         sys.stdout.write("\n")
     ep = result.committed.episode if result.committed else None
     ep_id = ep.id if ep else "?"
