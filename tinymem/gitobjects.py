@@ -67,14 +67,17 @@ class ObjectWriter:
     repo: pygit2.Repository
     _pending: dict[str, tuple[str, bytes]] = field(default_factory=dict)
 
-    def add(self, kind: str, data: bytes) -> str:
+    def add(self, kind: str, data: bytes, *, known: bool = False) -> str:
+        """Queue an object. `known=True` when it probably exists already (a tracked file's
+        snapshot): then the object database is asked first. Otherwise asking would cost a
+        lookup per new object, and a duplicate in our pack is harmless (gc folds it)."""
         oid = object_id(kind, data)
-        if oid not in self._pending and oid not in self.repo.odb:
+        if oid not in self._pending and not (known and oid in self.repo.odb):
             self._pending[oid] = (kind, data)
         return oid
 
-    def blob(self, data: bytes) -> str:
-        return self.add("blob", data)
+    def blob(self, data: bytes, *, known: bool = False) -> str:
+        return self.add("blob", data, known=known)
 
     def tree(self, entries: Iterable[tuple[str, int, str]]) -> str:
         return self.add("tree", serialize_tree(entries))

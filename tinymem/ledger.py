@@ -98,7 +98,7 @@ class Episode:
             "transitions": [t.to_json() for t in self.transitions],
             "details": self.details,
         }
-        return json.dumps(doc, ensure_ascii=False, indent=1).encode() + b"\n"
+        return json.dumps(doc, ensure_ascii=False).encode() + b"\n"
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Episode:
