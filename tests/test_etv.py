@@ -122,3 +122,13 @@ def test_same_size_edit_within_the_same_second_is_seen(repo: Path) -> None:
     write(repo, "a.py", "def a():\n    return 2\n")
     os.utime(repo / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))
     assert _stale(repo) == {"a.py::a"}
+
+
+def test_a_stat_cache_of_an_older_format_is_ignored(repo: Path) -> None:
+    import marshal
+
+    _init(repo, {"a.py": "def a():\n    pass\n"})
+    cache = repo / ".git" / "tinymem" / "statcache"
+    cache.write_bytes(marshal.dumps({"v": 1, "tree": None}))
+    proc = tm(repo, "status", "--check")
+    assert proc.returncode == 0, proc.stderr

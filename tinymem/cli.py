@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pygit2
@@ -73,3 +74,13 @@ def main() -> None:
     except KeyboardInterrupt:
         print("tm: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:
+        # A bug in tm, not a user mistake: still one sentence; TM_DEBUG=1 shows the traceback.
+        if os.environ.get("TM_DEBUG"):
+            raise
+        print(
+            f"tm: internal error ({type(exc).__name__}: {exc}); please report it,"
+            " TM_DEBUG=1 shows the traceback",
+            file=sys.stderr,
+        )
+        sys.exit(10)

@@ -65,7 +65,7 @@ def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str
     """Path -> snapshot id, from the stat cache when the files/ tree is unchanged."""
     tree = view.subtree(FILES)
     if cache.tree == tree and tree is not None:
-        return cache.listing
+        return cache.listing()
     listing = view.files()
     cache.set_listing(tree, listing)
     return listing
@@ -73,13 +73,20 @@ def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str
 
 def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> EtvReport:
     cache = StatCache(repo.cache_dir)
-    listing = file_listing(repo, view, cache)
-    if paths is not None:
-        wanted = set(paths)
-        listing = {p: o for p, o in listing.items() if p in wanted}
+    root = repo.workdir + os.sep
+    checked: int | None = None
+    suspects = cache.suspects(root, view.subtree(FILES)) if paths is None else None
+    if suspects is not None:
+        # Everything else matched its recorded stat and snapshot: only these need a look.
+        checked = len(cache.listing_paths())
+        listing = cache.snapshots_for(suspects)
+    else:
+        listing = file_listing(repo, view, cache)
+        if paths is not None:
+            wanted = set(paths)
+            listing = {p: o for p, o in listing.items() if p in wanted}
     drift: list[FileDrift] = []
     modified: list[str] = []
-    root = repo.workdir + os.sep
     for path, snapshot in listing.items():
         full = root + path
         try:
@@ -123,7 +130,7 @@ def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> E
                     for r in meta.live_entities()
                 ]
     drift.sort(key=lambda d: d.path)
-    return EtvReport(checked=len(listing), drift=drift)
+    return EtvReport(checked=len(listing) if checked is None else checked, drift=drift)
 
 
 def _entity_drift(repo: Repo, view: StateView, path: str, symbols: SymbolCache) -> FileDrift:

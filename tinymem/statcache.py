@@ -2,6 +2,8 @@
 without reading files. Also remembers the State Map's file listing per files/ tree id.
 
 Derived data in `.git/tinymem/statcache`; a corrupt or missing cache is an empty one.
+Stored as columns (one string of paths, one array of integers, two strings of binary ids):
+loading 50,000 entries is a handful of large objects instead of 100,000 small ones.
 Entries whose mtime is too close to when the cache was written are not trusted ("racy git"):
 a file modified in the same timestamp tick as the save could look unchanged.
 """
@@ -10,11 +12,14 @@ from __future__ import annotations
 
 import marshal
 import os
+import stat
 import tempfile
 import time
+from array import array
 
-_VERSION = 1
+_VERSION = 2
 _RACY_NS = 2_000_000_000
+_NO_ID = b"\x00" * 20
 
 StatKey = tuple[int, int, int, int]
 
@@ -27,49 +32,154 @@ class StatCache:
     def __init__(self, cache_dir: str) -> None:
         self.path = os.path.join(cache_dir, "statcache")
         self.tree: str | None = None
-        self.listing: dict[str, str] = {}
-        self.stats: dict[str, tuple[int, int, int, int, str]] = {}
+        self._paths: list[str] = []
+        self._index: dict[str, int] | None = None
+        self._ints = array("q")
+        self._snap = b""  # 20-byte snapshot ids, in path order
+        self._seen = b""  # 20-byte work-tree ids last seen, in path order (zeros: unknown)
+        self._updates: dict[str, tuple[StatKey, str]] = {}
         self._trust_before = 0
         self._dirty = False
         try:
             with open(self.path, "rb") as f:
                 doc = marshal.load(f)
-            if doc.get("v") == _VERSION:
-                self.tree = doc["tree"]
-                self.listing = doc["listing"]
-                self.stats = doc["stats"]
-                self._trust_before = doc["saved"] - _RACY_NS
-        except (OSError, EOFError, ValueError, TypeError, KeyError):
-            pass
+            if doc[0] == _VERSION:
+                _, self.tree, saved, paths, ints, self._snap, self._seen = doc
+                self._paths = paths.decode("utf-8", "surrogateescape").split("\0") if paths else []
+                self._ints.frombytes(ints)
+                self._trust_before = saved - _RACY_NS
+                if len(self._ints) != 4 * len(self._paths):
+                    raise ValueError("inconsistent stat cache")
+        except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
+            # Any unreadable cache (older format, truncated, garbage) is an empty one.
+            self.tree, self._paths, self._ints = None, [], array("q")
+            self._snap = self._seen = b""
+
+    def listing_paths(self) -> list[str]:
+        return self._paths
+
+    def snapshots_for(self, paths: list[str]) -> dict[str, str]:
+        if not paths:
+            return {}
+        if self._index is None:
+            self._index = {p: i for i, p in enumerate(self._paths)}
+        snap = self._snap
+        return {p: snap[20 * i : 20 * i + 20].hex() for p in paths if (i := self._index[p]) >= 0}
+
+    def listing(self) -> dict[str, str]:
+        snap = self._snap
+        return {p: snap[20 * i : 20 * i + 20].hex() for i, p in enumerate(self._paths)}
+
+    def suspects(self, root: str, listing_tree: str | None) -> list[str] | None:
+        """Paths that may differ from their snapshot; None when the cache cannot tell.
+
+        The fast path of ETV: one lstat per file, compared with the recorded stat, with no
+        hashing and no per-file objects. Chunks run on threads because lstat releases the GIL
+        (git does the same with core.preloadIndex).
+        """
+        if listing_tree is None or listing_tree != self.tree or self._updates:
+            return None
+        paths, ints, snap, seen = self._paths, self._ints, self._snap, self._seen
+        trust = self._trust_before
+        # One tuple per entry, and whether the last-seen blob was the snapshot, built once.
+        keys = list(zip(ints[0::4], ints[1::4], ints[2::4], ints[3::4], strict=True))
+        fresh = [seen[k : k + 20] == snap[k : k + 20] for k in range(0, len(seen), 20)]
+
+        def chunk(lo: int, hi: int) -> list[str]:
+            out: list[str] = []
+            lstat = os.lstat
+            regular = stat.S_IFREG
+            for i in range(lo, hi):
+                path = paths[i]
+                try:
+                    st = lstat(root + path)
+                except OSError:
+                    out.append(path)
+                    continue
+                mtime = st.st_mtime_ns
+                if (
+                    mtime >= trust
+                    or not fresh[i]
+                    or (st.st_size, mtime, st.st_ctime_ns, st.st_ino) != keys[i]
+                    or st.st_mode & 0o170000 != regular
+                ):
+                    out.append(path)
+            return out
+
+        n = len(paths)
+        if n < 4096:
+            return chunk(0, n)
+        from concurrent.futures import ThreadPoolExecutor
+
+        step = (n + 7) // 8
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            parts = pool.map(lambda lo: chunk(lo, min(lo + step, n)), range(0, n, step))
+            return [p for part in parts for p in part]
 
     def lookup(self, path: str, key: StatKey) -> str | None:
-        hit = self.stats.get(path)
-        if hit is None or hit[:4] != key or key[1] >= self._trust_before:
+        """The work-tree blob id recorded for this exact stat, if it can be trusted."""
+        if self._index is None:
+            self._index = {p: i for i, p in enumerate(self._paths)}
+        i = self._index.get(path)
+        if i is None or key[1] >= self._trust_before:
             return None
-        return hit[4]
+        ints = self._ints
+        if (ints[4 * i], ints[4 * i + 1], ints[4 * i + 2], ints[4 * i + 3]) != key:
+            return None
+        seen = self._seen[20 * i : 20 * i + 20]
+        return None if seen == _NO_ID else seen.hex()
 
     def store(self, path: str, key: StatKey, oid: str) -> None:
-        self.stats[path] = (*key, oid)
+        self._updates[path] = (key, oid)
         self._dirty = True
 
     def set_listing(self, tree: str | None, listing: dict[str, str]) -> None:
-        if tree != self.tree:
-            self.tree = tree
-            self.listing = listing
-            self._dirty = True
+        if tree == self.tree:
+            return
+        old = {p: i for i, p in enumerate(self._paths)}
+        paths = sorted(listing)
+        ints = array("q")
+        seen = bytearray()
+        for p in paths:
+            i = old.get(p)
+            if i is None:
+                ints.extend((-1, -1, -1, -1))
+                seen += _NO_ID
+            else:
+                ints.extend(self._ints[4 * i : 4 * i + 4])
+                seen += self._seen[20 * i : 20 * i + 20]
+        self.tree = tree
+        self._paths = paths
+        self._index = None
+        self._ints = ints
+        self._snap = b"".join(bytes.fromhex(listing[p]) for p in paths)
+        self._seen = bytes(seen)
+        self._dirty = True
 
     def save(self) -> None:
-        if not self._dirty and self._trust_before > 0:
+        if not self._dirty:
             return
-        live = self.listing
-        stats = {p: v for p, v in self.stats.items() if p in live}
-        doc = {
-            "v": _VERSION,
-            "saved": time.time_ns(),
-            "tree": self.tree,
-            "listing": live,
-            "stats": stats,
-        }
+        if self._updates:
+            if self._index is None:
+                self._index = {p: i for i, p in enumerate(self._paths)}
+            seen = bytearray(self._seen)
+            for path, (key, oid) in self._updates.items():
+                i = self._index.get(path)
+                if i is None:
+                    continue
+                self._ints[4 * i : 4 * i + 4] = array("q", key)
+                seen[20 * i : 20 * i + 20] = bytes.fromhex(oid)
+            self._seen = bytes(seen)
+            self._updates.clear()
+        doc = (
+            _VERSION,
+            self.tree,
+            time.time_ns(),
+            "\0".join(self._paths).encode("utf-8", "surrogateescape"),
+            self._ints.tobytes(),
+            self._snap,
+            self._seen,
+        )
         try:
             fd, tmp = tempfile.mkstemp(prefix="statcache.", dir=os.path.dirname(self.path))
             with os.fdopen(fd, "wb") as f:
