@@ -1,0 +1,457 @@
+"""`tm log | show | blame | doctor | config`: read-only audit and diagnostics.
+
+Nothing here changes tm's state (`tm config KEY VALUE` writes git config, not the State Map)
+and nothing calls a model except `tm doctor --model`. Output is one line per item and plain
+when piped, so it pages and greps well.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from tinymem.commands.output import emit_json, out, short
+from tinymem.errors import EXIT_CHECK_FAILED
+
+# An init episode of a big repository records every file: the text view shows the first few.
+LIST_LIMIT = 50
+
+
+def register(app: typer.Typer) -> None:
+    # Idempotent, so a test can register these before cli.py does without doubling them.
+    have = {c.name for c in app.registered_commands}
+    for name, fn in (
+        ("log", log_cmd),
+        ("show", show_cmd),
+        ("blame", blame_cmd),
+        ("doctor", doctor_cmd),
+        ("config", config_cmd),
+    ):
+        if name not in have:
+            app.command(name)(fn)
+
+
+# ------------------------------------------------------------------------------------- log
+
+
+def log_cmd(
+    target: str = typer.Argument(
+        None, metavar="[PATH | PATH::SYMBOL]", help="Only episodes that touched this."
+    ),
+    count: int = typer.Option(None, "-n", "--max-count", help="Show at most N episodes."),
+    kind: str = typer.Option(
+        None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """List the ledger's episodes, newest first: id, time, kind, model, summary, outcome.
+
+    With a file or directory, only episodes that recorded, changed or proposed something in
+    it; with an entity (path::Symbol), only episodes with a transition of that entity.
+    """
+    from tinymem.auditlog import log, parse_target
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    current(repo)  # a clear "run tm init" rather than an empty list
+    entries = log(
+        repo,
+        parse_target(repo, target) if target else None,
+        limit=count,
+        kind=kind,
+    )
+    if as_json:
+        emit_json(entries)
+        return
+    styled = out().is_terminal
+    _write([_log_line(e, styled) for e in entries], styled)
+
+
+def _log_line(e: dict[str, Any], styled: bool) -> str:
+    def mark(style: str, text: str) -> str:
+        return f"[{style}]{escape(text)}[/]" if styled else text
+
+    def plain(text: str) -> str:
+        return escape(text) if styled else text
+
+    summary = e["summary"]
+    if e["kind"] == "accept" and e["prompt_summary"]:
+        summary += f' ("{e["prompt_summary"]}")'
+    if len(summary) > 72:
+        summary = summary[:71] + "…"
+    counts = []
+    if e["entities_changed"]:
+        counts.append(f"{e['entities_changed']} changed")
+    if e["entities_proposed"]:
+        counts.append(f"{e['entities_proposed']} proposed")
+    outcome = plain(e["outcome"])
+    if e["outcome"] == "failed":
+        outcome = mark("red", "failed") + ": " + plain(e["error"] or "")
+    elif e["blocked"]:
+        first = e["blocked"][0]
+        outcome = mark("red", e["outcome"]) + plain(f" ({first['proposal']} {first['reason']})")
+    elif e["kind"] == "accept" and e["outcome"] == "ok":
+        outcome = mark("green", "promoted")
+    author = e["author"] if len(e["author"]) <= 24 else e["author"][:23] + "…"
+    return (
+        f"{mark('yellow', short(e['commit']))}  {mark('dim', _when(e['time']))}  {e['kind']:<7} "
+        f"{plain(author):<24}  {plain(summary)}"
+        f"{'  [' + ', '.join(counts) + ']' if counts else ''}  {outcome}"
+    )
+
+
+def _when(iso: str) -> str:
+    return iso[:16].replace("T", " ")
+
+
+# ------------------------------------------------------------------------------------ show
+
+
+def show_cmd(
+    episode: str = typer.Argument(..., help="Episode id or ledger commit id (a prefix is enough)."),
+    messages: bool = typer.Option(
+        False, "--messages", help="Print the exact messages sent to the model (JSON)."
+    ),
+    response: bool = typer.Option(False, "--response", help="Print the model's raw reply."),
+    prompt: bool = typer.Option(False, "--prompt", help="Print the user's prompt."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Everything one episode recorded: transitions with reasons, proposals with their gate
+    results and diffs, token counts and timings.
+
+    --messages, --response and --prompt print the stored bytes exactly as sent or received.
+    """
+    from tinymem.auditlog import attachment, show
+    from tinymem.errors import UsageError
+    from tinymem.repository import open_repo
+
+    raw = [name for name, on in (("messages", messages), ("response", response)) if on]
+    if prompt:
+        raw.append("prompt")
+    if len(raw) + as_json > 1:
+        raise UsageError("choose one of --messages, --response, --prompt and --json")
+    repo = open_repo()
+    if raw:
+        data = attachment(repo, episode, raw[0])
+        sys.stdout.buffer.write(data)
+        # Byte for byte when redirected; a final newline only to keep a terminal's prompt tidy.
+        if data and not data.endswith(b"\n") and sys.stdout.isatty():
+            sys.stdout.buffer.write(b"\n")
+        sys.stdout.flush()
+        return
+    doc = show(repo, episode)
+    if as_json:
+        emit_json(doc)
+        return
+    _render_show(doc)
+
+
+def _render_show(d: dict[str, Any]) -> None:
+    con = out()
+    con.print(f"[bold]episode {d['episode']}[/]  commit [yellow]{d['commit']}[/]")
+    rows = [
+        ("kind", d["kind"]),
+        ("time", d["time"]),
+        ("who", d["who"]),
+        ("summary", d["summary"]),
+        ("outcome", d["outcome"] + (f": {d['error']}" if d["error"] else "")),
+    ]
+    if d["model"]:
+        rows.append(("model", d["model"] + (f" at {d['api_base']}" if d["api_base"] else "")))
+    if d["prompt_summary"] and d["kind"] != "ask":
+        rows.append(("prompt", d["prompt_summary"]))
+    tokens = d["tokens"]
+    if any(v is not None for v in tokens.values()):
+        parts = []
+        if tokens["prompt"] is not None:
+            parts.append(f"prompt {tokens['prompt']}")
+        if tokens["prompt_estimate"] is not None:
+            budget = f" of a {tokens['budget']} budget" if tokens["budget"] is not None else ""
+            parts.append(f"estimated {tokens['prompt_estimate']}{budget}")
+        if tokens["completion"] is not None:
+            parts.append(f"completion {tokens['completion']}")
+        rows.append(("tokens", ", ".join(parts)))
+    timings = d["timings"]
+    if timings["seconds"] is not None:
+        first = timings["first_token_seconds"]
+        rows.append(
+            (
+                "time taken",
+                f"{timings['seconds']:.2f} s"
+                + (f" (first token after {first:.2f} s)" if first is not None else ""),
+            )
+        )
+    if d["hydrated"]:
+        rows.append(("hydrated", ", ".join(str(h.get("entity", h)) for h in d["hydrated"])))
+    for label, value in rows:
+        con.print(f"  {label:<11}{escape(str(value))}")
+    if d["files"]:
+        con.print(f"\n[bold]Files[/] ({len(d['files'])})")
+        for f in d["files"][:LIST_LIMIT]:
+            what = "deleted" if f["deleted"] else f"snapshot {short(f['snapshot'])}"
+            con.print(f"  {escape(f['path'])}  [dim]{what}[/]")
+        _more(len(d["files"]))
+    if d["transitions"]:
+        con.print(f"\n[bold]Transitions[/] ({len(d['transitions'])})")
+        for t in d["transitions"][:LIST_LIMIT]:
+            arrow = f"{t['from'] or '—'} → {t['to']}"
+            con.print(
+                f"  {escape(t['entity'])}  {arrow}  [dim]{short(t['artifact'])}"
+                f"  {escape(t['reason'])}[/]"
+            )
+        _more(len(d["transitions"]))
+    if d["proposals"]:
+        con.print(f"\n[bold]Proposals[/] ({len(d['proposals'])})")
+        for p in d["proposals"]:
+            _render_proposal(p)
+    for r in d["refused"]:
+        con.print(f"  [red]refused[/] {escape(str(r.get('path')))}: {escape(str(r.get('reason')))}")
+    extra = [a for a in d["attachments"] if a != "episode.json"]
+    if extra:
+        con.print(
+            f"\n[dim]stored with it: {', '.join(extra)}"
+            f"  (tm show {d['episode']} --messages | --response | --prompt)[/]"
+        )
+
+
+def _more(total: int) -> None:
+    if total > LIST_LIMIT:
+        out().print(f"  [dim]… and {total - LIST_LIMIT} more (--json lists them all)[/]")
+
+
+def _render_proposal(p: dict[str, Any]) -> None:
+    con = out()
+    if p["missing"]:
+        con.print(f"  {p['id']}  [red]its record is missing[/]")
+        return
+    ents = ", ".join(f"{e['op']} {e['symbol']}" for e in p["entities"]) or "-"
+    con.print(
+        f"  [bold]{p['id']}[/]  {escape(str(p['path'] or '?'))}  {escape(ents)}"
+        f"  [dim]{p['kind']}, {p['confidence']}, {p['status']}[/]"
+    )
+    if p["reason"]:
+        con.print(f"    reason  {escape(p['reason'])}")
+    gates = p["gates_now"]
+    if isinstance(gates, list):
+        for g in gates:
+            mark = "[green]pass[/]" if g.get("ok") else "[red]FAIL[/]"
+            detail = str(g.get("detail"))
+            note = "" if detail == "pass" else f"  [dim]{escape(detail)}[/]"
+            con.print(f"    gate {g.get('gate')}  {mark}{note}")
+    else:
+        for gate, result in p["gates"].items():
+            mark = "[green]pass[/]" if result == "pass" else escape(result)
+            con.print(f"    gate {gate}  {mark}")
+    for line in p["diff"].splitlines():
+        style = (
+            "bold"
+            if line.startswith(("---", "+++"))
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "cyan"
+            if line.startswith("@@")
+            else ""
+        )
+        text = escape(line)
+        con.print(f"    [{style}]{text}[/]" if style else f"    {text}")
+
+
+# ----------------------------------------------------------------------------------- blame
+
+
+def blame_cmd(
+    file: str = typer.Argument(..., help="A file of the work tree."),
+    lines: str = typer.Option(
+        None, "-L", metavar="START,END", help="Only these lines (END may be +COUNT or empty)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Which episode introduced each line of FILE as it is in the work tree.
+
+    `import` for the baseline, `user` for adopted edits, the model and the prompt for accepted
+    proposals. Lines that differ from the State Map (hand edits not yet adopted) are STALE and
+    attributed to no one.
+    """
+    from tinymem.blame import blame, parse_range
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    start, end = parse_range(lines) if lines else (1, None)
+    result = blame(repo, repo.rel(file), start, end)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    con = out()
+    width = len(str(result.lines[-1].line)) if result.lines else 1
+    # Built as plain text and styled only on a terminal: rich's markup parsing would cost more
+    # than the blame itself on a big file piped to a pager or grep.
+    styled = con.is_terminal
+    rows: list[str] = []
+    for ln in result.lines:
+        text = escape(ln.text) if styled else ln.text
+        if ln.by is None:
+            stale = "[bold red]STALE[/]" if styled else "STALE"
+            who = f"{stale}        {'(not adopted)':<20} {'':<10}"
+        else:
+            author = ln.by.origin.author
+            author = author if len(author) <= 20 else author[:19] + "…"
+            commit = f"[yellow]{short(ln.by.commit)}[/]" if styled else short(ln.by.commit)
+            who = f"{commit} {escape(author) if styled else author:<20} {ln.by.time[:10]}"
+        rows.append(f"{who} {ln.line:>{width}}) {text}")
+    if result.stale_lines:
+        rows.append(
+            f"{result.stale_lines} STALE line(s): the work tree differs from the State Map"
+            f" there; `tm adopt {escape(result.path) if styled else result.path}` records them"
+            " as yours"
+        )
+    _write(rows, styled)
+
+
+def _write(rows: list[str], styled: bool) -> None:
+    if styled:
+        out().print("\n".join(rows))
+    else:
+        sys.stdout.write("".join(row + "\n" for row in rows))
+        sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------------- doctor
+
+
+def doctor_cmd(
+    model: bool = typer.Option(
+        False, "--model", help="Also send a tiny request to the model endpoint (5 s timeout)."
+    ),
+    api_base: str = typer.Option(None, "--api-base", help="Endpoint to use for this check."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Check the repository, tm's refs and ledger, the vault, the grammars, the hook and the
+    configuration; report each problem once with its fix. Exit 1 when anything is wrong.
+
+    Never fixes anything and never calls a model unless --model is given. API keys are shown
+    only as set or not set.
+    """
+    from tinymem.doctor import FAIL, OK, SKIP, WARN, doctor
+
+    report = doctor(model=model, flags={"apiBase": api_base})
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        con = out()
+        marks = {
+            OK: "[green]ok  [/]",
+            WARN: "[yellow]warn[/]",
+            FAIL: "[bold red]FAIL[/]",
+            SKIP: "[dim]skip[/]",
+        }
+        for f in report.findings:
+            con.print(f"{marks[f.status]}  {f.check:<11} {escape(f.message)}")
+            if f.status in (FAIL, WARN):
+                for detail in f.details[:10]:
+                    con.print(f"      [dim]{escape(detail)}[/]")
+                if len(f.details) > 10:
+                    con.print(f"      [dim]… and {len(f.details) - 10} more[/]")
+                if f.fix:
+                    con.print(f"      fix: {escape(f.fix)}")
+            elif f.check in ("config", "api keys"):
+                for detail in f.details:
+                    con.print(f"      [dim]{escape(detail)}[/]")
+        n, w = len(report.problems), len(report.warnings)
+        if n:
+            con.print(f"\n[bold red]{n} problem(s)[/], {w} warning(s).")
+        else:
+            con.print(f"\nNo problems found ({w} warning(s)).")
+    if not report.ok:
+        raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+# ---------------------------------------------------------------------------------- config
+
+
+def config_cmd(
+    key: str = typer.Argument(None, help="A setting: model, apiBase, budget, context, …"),
+    value: str = typer.Argument(None, help="Set KEY to this value in git config."),
+    global_: bool = typer.Option(
+        False, "--global", help="Write the user's global git config instead of the repository's."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Show the effective configuration and where each value comes from, or set a value.
+
+    Precedence: flag > TM_* environment > repository git config > global git config > default.
+    Values are stored as tinymem.KEY in git config. API keys are never stored: export the
+    provider's environment variable instead.
+    """
+    from tinymem import config as cfg
+    from tinymem.config import find_setting, write_setting
+    from tinymem.errors import TinymemError, UsageError
+    from tinymem.repository import Repo, open_repo
+
+    repo: Repo | None
+    try:
+        repo = open_repo()
+    except TinymemError:
+        repo = None  # outside a repository: the global config and defaults still apply
+    if value is not None:
+        written = write_setting(repo, key, value, global_=global_)
+        if as_json:
+            emit_json(
+                {
+                    "key": written.key,
+                    "value": written.value,
+                    "scope": written.scope,
+                    "file": written.path,
+                    "overridden_by": written.overridden_by,
+                }
+            )
+            return
+        out().print(
+            f"tinymem.{written.key} = {escape(written.value)}  ({written.scope}: {written.path})"
+        )
+        if written.overridden_by:
+            out().print(
+                f"note: {written.overridden_by} is set in the environment and wins over this"
+            )
+        return
+    if global_:
+        raise UsageError("--global applies when setting a value: tm config --global KEY VALUE")
+    values = cfg.resolve(repo.git if repo is not None else None)
+    settings = {s.key: s for s in cfg.SETTINGS}
+    if key is not None:
+        s = find_setting(key)
+        v = values[s.key]
+        if as_json:
+            emit_json(_setting_json(s, v))
+            return
+        if v.value is None:
+            raise typer.Exit(EXIT_CHECK_FAILED)  # like `git config KEY` for an unset key
+        sys.stdout.write(v.value + "\n")
+        return
+    if as_json:
+        emit_json({"settings": [_setting_json(settings[k], v) for k, v in values.items()]})
+        return
+    con = out()
+    width = max(len(k) for k in values)
+    for k, v in values.items():
+        shown = v.value if v.value is not None else "(not set)"
+        con.print(
+            f"{k:<{width}}  {escape(shown)}  [dim]({v.source}; {settings[k].env};"
+            f" {escape(settings[k].help)})[/]"
+        )
+
+
+def _setting_json(s: Any, v: Any) -> dict[str, Any]:
+    return {
+        "key": s.key,
+        "value": v.value,
+        "source": v.source,
+        "env": s.env,
+        "default": s.default,
+        "help": s.help,
+    }
