@@ -19,6 +19,7 @@ def _isolated_git(
 ) -> None:
     """No test reads or writes the developer's own git configuration."""
     home = tmp_path_factory.mktemp("home")
+    monkeypatch_restore: list[tuple[object, str]] = []
     # Hooks installed by tests call `tm`: the one from this interpreter's environment.
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     monkeypatch.setenv("HOME", str(home))
@@ -31,6 +32,22 @@ def _isolated_git(
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
     )
+    # libgit2 fixed its config search path when pygit2 was first imported: in-process calls
+    # would read the developer's ~/.gitconfig without this.
+    import pygit2
+    from pygit2.enums import ConfigLevel
+
+    for level, where in (
+        (ConfigLevel.GLOBAL, home),
+        (ConfigLevel.XDG, home / ".config" / "git"),
+        (ConfigLevel.SYSTEM, home / "etc"),
+    ):
+        saved = pygit2.settings.search_path[level]
+        pygit2.settings.search_path[level] = str(where)
+        monkeypatch_restore.append((level, saved))
+    yield
+    for level, saved in monkeypatch_restore:
+        pygit2.settings.search_path[level] = saved
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:

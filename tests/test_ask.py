@@ -327,3 +327,13 @@ def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> N
     assert episode["outcome"] == "aborted"
     partial = git(repo, "show", "refs/tinymem/state:episode/response.txt")
     assert 0 < len(partial) < 400
+
+
+def test_a_method_inside_a_hydrated_class_counts_as_hydrated() -> None:
+    from tinymem.proposals import _was_hydrated
+
+    hydrated = {"app.py::Client": "aaa"}
+    assert _was_hydrated("app.py", "Client.post", "bbb", hydrated)
+    assert not _was_hydrated("app.py", "fetch_user", "ccc", hydrated)
+    assert _was_hydrated("app.py", "fetch_user", "ccc", {"app.py::fetch_user": "ccc"})
+    assert not _was_hydrated("app.py", "fetch_user", "ccc", {"app.py::fetch_user": "old"})

@@ -132,3 +132,11 @@ def test_a_stat_cache_of_an_older_format_is_ignored(repo: Path) -> None:
     cache.write_bytes(marshal.dumps({"v": 1, "tree": None}))
     proc = tm(repo, "status", "--check")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_garbage_in_the_state_ref_is_reported_as_corrupt(repo: Path) -> None:
+    _init(repo, {"a.py": "x = 1\n"})
+    (repo / ".git" / "refs" / "tinymem" / "state").write_text("garbage\n")
+    proc = tm(repo, "status")
+    assert proc.returncode == 13, proc.stderr
+    assert "unreadable" in proc.stderr

@@ -46,9 +46,10 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, completion, core, hooks, review
+    from tinymem.commands import ask, audit, completion, core, hooks, review
 
     core.register(app)
+    audit.register(app)
     ask.register(app)
     review.register(app)
     hooks.register(app)

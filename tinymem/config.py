@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pygit2
 
 from tinymem.errors import UsageError
+
+if TYPE_CHECKING:
+    from tinymem.repository import Repo
 
 DEFAULT_MODEL = "ollama_chat/qwen2.5-coder:7b"
 
@@ -34,6 +38,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("maxReply", "TM_MAX_REPLY", "200000", "largest reply accepted, in characters"),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
+NUMERIC_SETTINGS = ("budget", "context", "timeout", "maxReply")
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,9 @@ class Value:
 def _git_value(repo: pygit2.Repository | None, key: str) -> tuple[str | None, str]:
     name = f"tinymem.{key}"
     if repo is not None:
-        local = os.path.join(repo.path, "config")
+        from tinymem.repository import common_git_dir
+
+        local = os.path.join(common_git_dir(repo), "config")
         if os.path.exists(local):
             cfg = pygit2.Config(local)
             if name in cfg:
@@ -103,3 +110,81 @@ def setting(key: str) -> Setting:
     except KeyError:
         known = ", ".join(_BY_KEY)
         raise UsageError(f"unknown setting {key!r}; known: {known}") from None
+
+
+# ------------------------------------------------------------------------- tm config KEY VALUE
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential")
+# Prefixes of the providers' key formats: a value like this is a key pasted in the wrong place.
+_SECRET_VALUE_PREFIXES = ("sk-", "sk_", "sk-ant-", "xai-", "gsk_", "AIza", "Bearer ")
+
+
+@dataclass(frozen=True)
+class Written:
+    key: str
+    value: str
+    scope: str  # "repository" | "global"
+    path: str  # the config file written
+    overridden_by: str | None  # a TM_* variable that wins over the file right now
+
+
+def find_setting(key: str) -> Setting:
+    """The setting named `key` (`model`, `tinymem.model`, any case); UsageError otherwise."""
+    name = key.removeprefix("tinymem.")
+    lowered = name.lower()
+    if any(word in lowered for word in _SECRET_WORDS):
+        raise UsageError(
+            f"{key!r} looks like an API key setting: tm never stores keys; export the"
+            " provider's environment variable (e.g. OPENAI_API_KEY) in your shell instead"
+        )
+    for s in SETTINGS:
+        if s.key.lower() == lowered:
+            return s
+    return setting(name)  # raises UsageError naming the known settings
+
+
+def write_setting(repo: Repo | None, key: str, value: str, *, global_: bool) -> Written:
+    """Set `tinymem.KEY` in the repository's git config, or the user's with `global_`."""
+    s = find_setting(key)
+    if value.startswith(_SECRET_VALUE_PREFIXES):
+        raise UsageError(
+            f"the value for {s.key} looks like an API key: tm never stores keys; export the"
+            " provider's environment variable instead"
+        )
+    if s.key in NUMERIC_SETTINGS:
+        as_int({s.key: Value(s.key, value, "argument")}, s.key)
+    if not value.strip():
+        raise UsageError(f"{s.key} needs a value")
+    name = f"tinymem.{s.key}"
+    if global_:
+        try:
+            conf = pygit2.Config.get_global_config()
+            path = _global_config_path()
+        except (OSError, pygit2.GitError):
+            # No global config file yet: create ~/.gitconfig, where git itself would.
+            path = os.path.join(os.path.expanduser("~"), ".gitconfig")
+            conf = pygit2.Config(path)
+        scope = "global"
+    else:
+        if repo is None:
+            raise UsageError("not inside a repository: use --global to set it for your user")
+        # The repository level of git's own config (shared by linked worktrees).
+        conf = repo.git.config
+        path = os.path.join(repo.common_dir, "config")
+        scope = "repository"
+    try:
+        conf[name] = value
+    except (OSError, pygit2.GitError) as exc:
+        raise UsageError(f"cannot write {name} to the {scope} git config: {exc}") from exc
+    env = os.environ.get(s.env)
+    return Written(s.key, value, scope, path, s.env if env else None)
+
+
+def _global_config_path() -> str:
+    home = os.path.join(os.path.expanduser("~"), ".gitconfig")
+    xdg = os.path.join(
+        os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config"),
+        "git",
+        "config",
+    )
+    return home if os.path.exists(home) or not os.path.exists(xdg) else xdg

@@ -103,7 +103,10 @@ class ObjectWriter:
             for kind, data in self._pending.values():
                 self.repo.odb.write(_PYGIT2_TYPES[kind], data)
         else:
-            write_pack(os.path.join(self.repo.path, "objects", "pack"), self._pending)
+            from tinymem.repository import common_git_dir
+
+            # Linked worktrees share the common dir's object database.
+            write_pack(os.path.join(common_git_dir(self.repo), "objects", "pack"), self._pending)
         self._pending.clear()
 
 

@@ -69,7 +69,7 @@ def hooks_dir(repo: Repo) -> str:
     if "core.hooksPath" in cfg:
         path = os.path.expanduser(str(cfg["core.hooksPath"]))
         return path if os.path.isabs(path) else os.path.join(repo.workdir, path)
-    return os.path.join(repo.git.path, "hooks")
+    return os.path.join(repo.common_dir, "hooks")  # git runs the common dir's hooks
 
 
 def _is_ours(path: str) -> bool:

@@ -299,10 +299,18 @@ def _file_proposal(
     p.gates["ETV"] = _etv_gate(p, stale, drifted)
     modified = [e for e in ents if e.op == "modify"]
     p.hydrated = bool(modified) and all(
-        hydrated.get(entity_key(path, e.symbol)) == e.base for e in modified
+        _was_hydrated(path, e.symbol, e.base, hydrated) for e in modified
     )
     p.gates["B"] = "eligible for --accept (targets hydrated)" if p.hydrated else "user accept"
     return p
+
+
+def _was_hydrated(path: str, symbol: str, base: str | None, hydrated: dict[str, str]) -> bool:
+    """The model saw this entity's current text: itself, or an enclosing class in full."""
+    if hydrated.get(entity_key(path, symbol)) == base:
+        return True
+    parts = symbol.split(".")
+    return any(entity_key(path, ".".join(parts[:n])) in hydrated for n in range(1, len(parts)))
 
 
 def _gate_a(p: Proposal, ex: Any, meta: FileMeta | None, view: StateView, code: bytes) -> str:

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import pygit2
 
-from tinymem.errors import RepositoryError, UnsafePathError
+from tinymem.errors import CorruptStateError, RepositoryError, UnsafePathError
 
 STATE_REF = "refs/tinymem/state"
 CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
@@ -51,11 +51,27 @@ class Repo:
     def state_tip(self) -> str | None:
         try:
             ref = self.git.references.get(STATE_REF)
-        except pygit2.GitError as exc:
-            raise RepositoryError(f"cannot read {STATE_REF}: {exc}") from exc
+        except (pygit2.GitError, ValueError) as exc:
+            raise CorruptStateError(
+                f"{STATE_REF} is unreadable ({exc}); `tm doctor` explains, and"
+                f" `git update-ref {STATE_REF} <ledger commit>` repairs it"
+            ) from exc
         if ref is None:
             return None
         return str(ref.target)
+
+    @cached_property
+    def common_dir(self) -> str:
+        return common_git_dir(self.git)
+
+
+def common_git_dir(git: pygit2.Repository) -> str:
+    """The git dir shared by all linked worktrees: objects, config and hooks live there."""
+    marker = os.path.join(git.path, "commondir")
+    if os.path.exists(marker):
+        with open(marker, encoding="utf-8") as f:
+            return os.path.normpath(os.path.join(git.path, f.read().strip()))
+    return os.path.normpath(git.path)
 
 
 def open_repo(start: str | None = None) -> Repo:
