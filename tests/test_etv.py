@@ -140,3 +140,10 @@ def test_garbage_in_the_state_ref_is_reported_as_corrupt(repo: Path) -> None:
     proc = tm(repo, "status")
     assert proc.returncode == 13, proc.stderr
     assert "unreadable" in proc.stderr
+
+
+def test_attributes_file_turns_on_filtered_hashing(repo: Path) -> None:
+    write(repo, ".gitattributes", "*.txt text eol=crlf\n")
+    _init(repo, {"a.txt": "one\r\ntwo\r\n"})
+    assert _stale(repo) == set()
+    assert "\r" not in git(repo, "show", "refs/tinymem/state:files/a.txt")

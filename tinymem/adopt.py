@@ -30,18 +30,17 @@ class AdoptResult:
     saved_disk_text: str | None = None  # blob id of work-tree text replaced by a paste
 
 
-def _live_paths(view: StateView) -> set[str]:
-    return set(view.files())
-
-
 def expand(repo: Repo, view: StateView, user_paths: list[str]) -> list[str]:
-    """Repository paths named by the user; a directory means the files below it."""
-    live = _live_paths(view)
+    """Repository paths named by the user; a directory means the files below it.
+
+    Only a directory needs the State Map's whole file listing; a named file is one lookup.
+    """
     out: list[str] = []
     for raw in user_paths:
         rel = repo.rel(raw)
         full = repo.abspath(rel) if rel else repo.workdir
         if os.path.isdir(full) and not os.path.islink(full):
+            live = view.files()
             prefix = rel + "/" if rel else ""
             found = {p for p in live if p.startswith(prefix)}
             for dirpath, dirnames, filenames in os.walk(full):
@@ -52,7 +51,7 @@ def expand(repo: Repo, view: StateView, user_paths: list[str]) -> list[str]:
                     if p in live or not repo.git.path_is_ignored(p):
                         found.add(p)
             out.extend(sorted(found))
-        elif os.path.lexists(full) or rel in live:
+        elif os.path.lexists(full) or view.snapshot(rel) is not None:
             out.append(rel)
         else:
             raise UsageError(f"{raw} does not exist and tm does not track it")
@@ -90,7 +89,7 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
     if os.path.exists(full):
         with open(full, "rb") as f:
             disk = f.read()
-        known = view.files().get(rel)
+        known = view.snapshot(rel)
         if disk != content and (known is None or read_file(repo, rel).oid != known):
             saved["previous-disk-text"] = disk
 

@@ -22,7 +22,7 @@ from tinymem.statcache import StatCache, stat_key
 from tinymem.statemap import FILES, StateView
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import entity_spans
-from tinymem.worktree import read_file
+from tinymem.worktree import hash_file, read_file
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> E
         oid = cache.lookup(path, key)
         if oid is None:
             try:
-                oid = str(repo.git.hashfile(full, as_path=path))
+                oid = hash_file(repo, path)
             except (OSError, pygit2.GitError) as exc:
                 drift.append(FileDrift(path, f"unreadable: {exc}"))
                 continue

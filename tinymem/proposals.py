@@ -318,6 +318,11 @@ def _gate_a(p: Proposal, ex: Any, meta: FileMeta | None, view: StateView, code: 
         return f"{p.confidence}: {p.reason}"
     if not ex.clean:
         return f"does not parse: {ex.reason}"
+    if ex.language:
+        # analyze() adds Python's own parser, stricter than tree-sitter-python.
+        syntax = analyze(ex.language, code)
+        if not syntax.clean:
+            return f"does not parse: {syntax.reason}"
     if p.elisions and p.kind in ("whole-file", "new-file"):
         return f"elided ({p.elisions[0]!r}): a whole file with placeholders would delete code"
     if p.kind == "whole-file" and meta is not None and ex.language:

@@ -26,6 +26,26 @@ class Repo:
         os.makedirs(path, exist_ok=True)
         return path
 
+    @cached_property
+    def filters_possible(self) -> bool:
+        """Whether git could transform a file on its way into a blob (CRLF, attributes).
+
+        When it cannot, a file's raw bytes are its blob and hashing them here is enough;
+        otherwise libgit2 must apply the filters (`repo.hashfile`).
+        """
+        cfg = self.git.config
+        for name in ("core.autocrlf", "core.attributesFile"):
+            if name in cfg and str(cfg[name]).lower() not in ("false", "0", "no", "off", ""):
+                return True
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+        if os.path.exists(os.path.join(xdg, "git", "attributes")):
+            return True
+        if os.path.exists(os.path.join(self.common_dir, "info", "attributes")):
+            return True
+        index = self.git.index
+        index.read()
+        return any(e.path.endswith(".gitattributes") for e in index)
+
     def abspath(self, rel: str) -> str:
         return os.path.join(self.workdir, rel)
 

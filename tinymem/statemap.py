@@ -234,6 +234,12 @@ class StateView:
             return None
         return str(entry.id)
 
+    def snapshot(self, path: str) -> str | None:
+        """The snapshot id of one live file, without listing the others."""
+        if self._files is not None:
+            return self._files.get(path)
+        return self._lookup(FILES, path)
+
     def meta(self, path: str) -> FileMeta | None:
         if path not in self._meta_cache:
             oid = self._lookup(META, path)

@@ -55,8 +55,11 @@ def read_file(repo: Repo, rel: str) -> WorktreeFile:
     with open(full, "rb") as f:
         raw = f.read()
     executable = bool(st.st_mode & 0o100)
+    raw_oid = blob_id(raw)
+    if not repo.filters_possible:
+        return WorktreeFile(rel, raw_oid, raw, executable)
     oid = str(repo.git.hashfile(full, as_path=rel))
-    if oid == blob_id(raw):
+    if oid == raw_oid:
         return WorktreeFile(rel, oid, raw, executable)
     # The common filter is CRLF -> LF; confirm it reproduces git's id before trusting it.
     lf = raw.replace(b"\r\n", b"\n")
@@ -68,7 +71,9 @@ def read_file(repo: Repo, rel: str) -> WorktreeFile:
 
 
 def hash_file(repo: Repo, rel: str) -> str:
-    """git's blob id for the work tree file (filters applied), without keeping its content."""
+    """git's blob id for the work-tree file (filters applied), without keeping its content."""
     full = repo.abspath(rel)
-    lstat_regular(full)
+    if not repo.filters_possible:
+        with open(full, "rb") as f:
+            return blob_id(f.read())
     return str(repo.git.hashfile(full, as_path=rel))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tinymem.symbols.languages import language_for_path
 from tinymem.symbols.model import METHOD_NONE, Extraction
 
@@ -21,14 +19,7 @@ def extract(path: str, data: bytes) -> Extraction:
     if language is not None:
         from tinymem.symbols.treesitter import extract_tree_sitter
 
-        found = extract_tree_sitter(language, data)
-        if found.clean and language == "python":
-            from tinymem.symbols.pycheck import python_problem
-
-            problem = python_problem(data)
-            if problem is not None:
-                return replace(found, clean=False, reason=problem)
-        return found
+        return extract_tree_sitter(language, data)
     from tinymem.symbols.regex import extract_regex
 
     by_regex = extract_regex(path, data)
