@@ -147,3 +147,22 @@ def test_attributes_file_turns_on_filtered_hashing(repo: Path) -> None:
     _init(repo, {"a.txt": "one\r\ntwo\r\n"})
     assert _stale(repo) == set()
     assert "\r" not in git(repo, "show", "refs/tinymem/state:files/a.txt")
+
+
+@pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
+def test_edits_hidden_from_git_by_index_flags_are_still_stale(repo: Path, flag: str) -> None:
+    _init(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"})
+    git(repo, "commit", "-qm", "base")
+    git(repo, "update-index", flag, "a.py")
+    write(repo, "a.py", "def a():\n    return 2\n")
+    assert git(repo, "status", "--porcelain") == ""  # git itself no longer sees it
+    assert _stale(repo) == {"a.py::a"}
+
+
+def test_files_tm_tracks_but_git_does_not_are_checked(repo: Path) -> None:
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    write(repo, "notes.py", "def n():\n    return 1\n")
+    assert tm(repo, "adopt", "notes.py").returncode == 0  # untracked by git
+    assert _stale(repo) == set()
+    write(repo, "notes.py", "def n():\n    return 2\n")
+    assert _stale(repo) == {"notes.py::n"}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pygit2
 
 from tinymem.gitobjects import blob_id
+from tinymem.gitsuspects import suspects as git_suspects
 from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repository import Repo
 from tinymem.statcache import StatCache, stat_key
@@ -75,7 +76,17 @@ def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> E
     cache = StatCache(repo.cache_dir)
     root = repo.workdir + os.sep
     checked: int | None = None
-    suspects = cache.suspects(root, view.subtree(FILES)) if paths is None else None
+    files_tree = view.subtree(FILES)
+    suspects: list[str] | None = None
+    if paths is None and files_tree is not None:
+        # git's own comparison first (C, parallel); our stat cache when git cannot tell.
+        flagged = git_suspects(repo, files_tree)
+        if flagged is not None:
+            if cache.tree != files_tree:
+                cache.set_listing(files_tree, view.files())
+            suspects = sorted(flagged)
+        else:
+            suspects = cache.suspects(root, files_tree)
     if suspects is not None:
         # Everything else matched its recorded stat and snapshot: only these need a look.
         checked = len(cache.listing_paths())

@@ -63,8 +63,8 @@ class StatCache:
             return {}
         if self._index is None:
             self._index = {p: i for i, p in enumerate(self._paths)}
-        snap = self._snap
-        return {p: snap[20 * i : 20 * i + 20].hex() for p in paths if (i := self._index[p]) >= 0}
+        snap, index = self._snap, self._index
+        return {p: snap[20 * i : 20 * i + 20].hex() for p in paths if (i := index.get(p, -1)) >= 0}
 
     def listing(self) -> dict[str, str]:
         snap = self._snap
