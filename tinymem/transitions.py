@@ -96,26 +96,14 @@ def record_file(
             base=base,
             superseded=superseded,
         )
-    tombstoned: list[str] = []
-    for name, prev in old_entities.items():
-        if name in entities:
-            continue
-        if prev.state is State.AUTHORITATIVE:
-            tombstoned.append(name)
-            transitions.append(
-                Transition(
-                    entity_key(wf.path, name),
-                    State.AUTHORITATIVE,
-                    State.TOMBSTONED,
-                    prev.artifact,
-                    reason,
-                )
-            )
-            entities[name] = replace(
-                prev, state=State.TOMBSTONED, episode=episode.id, time=episode.time, reason=reason
-            )
-        else:
-            entities[name] = prev  # already tombstoned: the record stays for the audit
+    tombstoned = _tombstone(
+        wf.path,
+        {n: r for n, r in old_entities.items() if n not in entities},
+        entities,
+        transitions,
+        episode=episode,
+        reason=reason,
+    )
     meta = FileMeta(
         path=wf.path,
         snapshot=wf.oid,
@@ -135,13 +123,30 @@ def record_deletion(old: FileMeta, *, episode: Episode, reason: str) -> FileUpda
     """The file is gone: every live entity is TOMBSTONED; artifacts stay in the vault."""
     entities: dict[str, EntityRecord] = {}
     transitions: list[Transition] = []
+    tombstoned = _tombstone(
+        old.path, old.entities, entities, transitions, episode=episode, reason=reason
+    )
+    meta = replace(old, deleted=True, entities=entities)
+    return FileUpdate(meta, transitions, tombstoned)
+
+
+def _tombstone(
+    path: str,
+    leaving: dict[str, EntityRecord],
+    entities: dict[str, EntityRecord],
+    transitions: list[Transition],
+    *,
+    episode: Episode,
+    reason: str,
+) -> list[str]:
+    """Live entities in `leaving` become TOMBSTONED (their records stay, for the audit)."""
     tombstoned: list[str] = []
-    for name, prev in old.entities.items():
+    for name, prev in leaving.items():
         if prev.state is State.AUTHORITATIVE:
             tombstoned.append(name)
             transitions.append(
                 Transition(
-                    entity_key(old.path, name),
+                    entity_key(path, name),
                     State.AUTHORITATIVE,
                     State.TOMBSTONED,
                     prev.artifact,
@@ -152,9 +157,8 @@ def record_deletion(old: FileMeta, *, episode: Episode, reason: str) -> FileUpda
                 prev, state=State.TOMBSTONED, episode=episode.id, time=episode.time, reason=reason
             )
         else:
-            entities[name] = prev
-    meta = replace(old, deleted=True, entities=entities)
-    return FileUpdate(meta, transitions, tombstoned)
+            entities[name] = prev  # already tombstoned
+    return tombstoned
 
 
 def entity_tree(writer: ObjectWriter, meta: FileMeta) -> str | None:
