@@ -91,6 +91,7 @@ def test_hand_edit_after_ask_blocks_until_overwrite_stale(repo: Path, server: Mo
     assert "retries=3" in (repo / "app.py").read_text()
     episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
     saved = episode["details"]["overwritten"]["app.py::fetch_user"]
+    assert f"git cat-file -p {saved}" in proc.stdout  # the one command that recovers it
     assert (
         git(repo, "cat-file", "-p", saved)
         == 'def fetch_user(uid):\n    return {"id": uid, "hand": True}'

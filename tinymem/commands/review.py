@@ -123,8 +123,13 @@ def accept_cmd(
             con.print(f"promoted {c.proposal.id}  {escape(c.proposal.path or '?')}  {gates}")
             for note in c.notes:
                 con.print(f"  note: {escape(note)}")
-    for key in sorted(result.plan.overwritten):
-        con.print(f"your text of {escape(key)} was kept in the vault (tm show the episode)")
+    from tinymem.gitobjects import blob_id
+
+    for key, text in sorted(result.plan.overwritten.items()):
+        con.print(
+            f"your text of {escape(key)} is kept in the vault; print it with:"
+            f" git cat-file -p {blob_id(text)}"
+        )
     if result.committed is not None:
         ep = result.committed.episode
         con.print(f"Episode {ep.id} (commit {result.committed.commit[:12]}).")
