@@ -178,3 +178,21 @@ def test_pre_commit_framework_runs_the_check(repo: Path) -> None:
     )
     assert proc.returncode != 0
     assert "superseded" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("how", [["-a"], ["--", "app.py"]])
+def test_commit_all_and_commit_paths_are_checked_too(hooked: Path, how: list[str]) -> None:
+    """git hands hooks a temporary index for these (GIT_INDEX_FILE): it must be the one read."""
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)
+    proc = subprocess.run(
+        ["git", "commit", "-qm", "stale", *how],
+        cwd=hooked,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "superseded" in proc.stderr

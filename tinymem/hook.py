@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 
-import pygit2
-
-from tinymem.errors import UsageError
+from tinymem.errors import RepositoryError, UsageError
 from tinymem.gitobjects import blob_id, read_blob
 from tinymem.proposals import Proposal
 from tinymem.repository import Repo
@@ -128,21 +127,53 @@ def installed(repo: Repo) -> str:
         return "current" if f.read() == HOOK_SCRIPT else "outdated"
 
 
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
 def staged(repo: Repo) -> list[tuple[str, str]]:
-    """(path, blob id) of index entries that differ from HEAD (all of them before a commit)."""
-    index = repo.git.index
-    index.read()
-    try:
-        head = repo.git.head.peel(pygit2.Tree)
-    except (pygit2.GitError, KeyError):
-        head = None
-    if head is None:
-        return [(e.path, str(e.id)) for e in index]
-    out = []
-    for delta in index.diff_to_tree(head).deltas:
-        # diff_to_tree compares tree (old) to index (new): the index side is new_file.
-        if delta.status != pygit2.enums.DeltaStatus.DELETED:
-            out.append((delta.new_file.path, str(delta.new_file.id)))
+    """(path, blob id) of what this commit would record that differs from HEAD.
+
+    Asked of git itself: during `git commit -a` or `git commit -- PATH` git hands hooks a
+    temporary index through GIT_INDEX_FILE, which only git's own commands honour. Its cost
+    follows the size of the commit, not of the repository.
+    """
+    has_head = (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=repo.workdir,
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
+    proc = subprocess.run(
+        [
+            "git",
+            "diff-index",
+            "--cached",
+            "--raw",
+            "-z",
+            "--no-renames",
+            "HEAD" if has_head else _EMPTY_TREE,
+        ],
+        cwd=repo.workdir,
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RepositoryError(
+            "git diff-index failed: " + proc.stderr.decode("utf-8", "replace").strip()
+        )
+    out: list[tuple[str, str]] = []
+    fields = proc.stdout.split(b"\0")
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        if not meta.startswith(b":"):
+            continue
+        parts = meta[1:].split()
+        new_mode, new_id, status = parts[1], parts[3].decode(), parts[4][:1]
+        if status == b"D" or new_mode in (b"160000", b"120000"):
+            continue  # deleted, submodule or symlink: nothing tm could overwrite
+        out.append((path.decode("utf-8", "surrogateescape"), new_id))
     return out
 
 
