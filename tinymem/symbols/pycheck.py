@@ -9,8 +9,10 @@ the running Python reads as a problem (the conservative side for a gate).
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 
+@lru_cache(maxsize=64)
 def python_problem(data: bytes) -> str | None:
     try:
         compile(data, "<tinymem>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, cast
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
@@ -109,6 +110,9 @@ def _named_node_count(root: Node) -> int:
                 return count
 
 
+# Pure functions of (language, bytes): one accept asks about the same few texts many times
+# (gates, splice checks, re-indexing), so a small per-process memo saves most parses.
+@lru_cache(maxsize=64)
 def analyze(language: str, data: bytes) -> Syntax:
     """Parse only. `node_count` counts named nodes, so a file cut down to a stub shows a drop.
 
@@ -531,6 +535,7 @@ def _span(language: str, spec: LangSpec, node: Node, data: bytes) -> tuple[int, 
 # --------------------------------------------------------------------------- extraction
 
 
+@lru_cache(maxsize=64)
 def extract_tree_sitter(language: str, data: bytes) -> Extraction:
     spec = SPECS[language]
     root = _parse(language, data).root_node
