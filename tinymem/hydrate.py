@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from tinymem.etv import EtvReport
 from tinymem.ledger import Episode
 from tinymem.records import FILE_SYMBOL, State, entity_key
+from tinymem.relevance import Doc, rank
 from tinymem.reply import DELETE_DIRECTIVE_HELP
 from tinymem.statemap import EntityRecord, FileMeta, StateView
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]+")
 RECENT_EPISODES = 4
 RECENT_CHARS = 600  # hard cap of the recent-context window
 
@@ -47,7 +47,7 @@ class Candidate:
     meta: FileMeta
     rec: EntityRecord
     text: str
-    score: int = 0
+    score: float = 0.0
 
     @property
     def key(self) -> str:
@@ -62,19 +62,6 @@ class Hydration:
     stale: list[str] = field(default_factory=list)
     tokens: int = 0
     budget: int = 0
-
-
-def _named(prompt: str) -> tuple[set[str], set[str]]:
-    words = set(_WORD.findall(prompt))
-    paths = {p.strip("./") for p in _PATHISH.findall(prompt)}
-    return words, paths
-
-
-def _file_named(path: str, paths: set[str], files: set[str]) -> bool:
-    if path in files or path in paths:
-        return True
-    base = path.rsplit("/", 1)[-1]
-    return base in paths
 
 
 def _signature(text: str) -> str:
@@ -96,7 +83,6 @@ def hydrate(
 ) -> Hydration:
     stale = sorted(etv.stale_keys())
     stale_set = set(stale)
-    words, paths = _named(prompt)
     wanted_files = set(files)
     recent_keys: set[str] = set()
     for _, ep in recent:
@@ -116,26 +102,27 @@ def hydrate(
                 snapshot = view.blob(meta.snapshot)
             text = snapshot[rec.start : rec.end].decode("utf-8", "replace")
             cands.append(Candidate(meta, rec, text))
-    names = {c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL}
-    named_names = names & words
+    scores = rank(
+        [Doc(c.key, c.meta.path, c.rec.symbol, c.text) for c in cands],
+        prompt,
+        files=files,
+        file_symbol=FILE_SYMBOL,
+    )
     for c in cands:
-        last = c.rec.symbol.rsplit(".", 1)[-1]
-        if _file_named(c.meta.path, paths, wanted_files):
-            c.score = 100
-        elif last in words or c.rec.symbol in words:
-            c.score = 90
-        elif c.key in recent_keys:
-            c.score = 50
-        elif named_names and (named_names & set(_WORD.findall(c.text))):
-            c.score = 30
-    # Named entities pull in the entities they reference (neighbours in the other direction).
+        c.score = scores[c.key]
+        if c.meta.path in wanted_files:
+            c.score += 500  # the user named the file explicitly: it comes first
+        if c.key in recent_keys:
+            c.score += 20
+    # Neighbours: what the strongest matches call or mention comes next.
+    names = {c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL}
     referenced: set[str] = set()
     for c in cands:
-        if c.score >= 90:
+        if c.score >= 100:
             referenced.update(set(_WORD.findall(c.text)) & names)
     for c in cands:
-        if c.score < 30 and c.rec.symbol.rsplit(".", 1)[-1] in referenced:
-            c.score = 30
+        if c.rec.symbol.rsplit(".", 1)[-1] in referenced:
+            c.score += 15
     cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
 
     system = SYSTEM_PROMPT.format(delete=DELETE_DIRECTIVE_HELP)
@@ -177,7 +164,8 @@ def hydrate(
         mapped.append(c)
     map_lines: list[str] = []
     map_keys: list[str] = []
-    for c in sorted(mapped, key=lambda c: (c.meta.path, c.rec.start)):
+    # The signature map follows relevance too, so what is nearly relevant is listed first.
+    for c in mapped:
         if c.rec.symbol == FILE_SYMBOL:
             line = f"{c.meta.path}: (file, {len(c.text)} characters)"
         else:

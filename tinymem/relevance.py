@@ -1,0 +1,117 @@
+"""How relevant each entity is to a request: the ranking behind hydration.
+
+Scores add up, so evidence combines:
+  - lexical relevance (BM25) of the request against each entity's symbol (counted three
+    times), path and text, identifiers split at snake_case and camelCase, stop words dropped;
+  - a qualified name in the request (`Progress.add_task`) that is, or ends, an entity's symbol:
+    +1000, the strongest evidence there is;
+  - a bare name that is an entity's last name: +100 divided by how many entities share that
+    name (`update` or `__init__` alone say little);
+  - the entity's file named in the request or given with --file: +30 (the file's entities are
+    then ordered by relevance, not by position);
+  - a top-level directory named in the request (`rich`, `httpx`): x1.5.
+Measured on bench/ask_tasks.json (see bench/README.md). Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]+")
+_STOP = frozenset(
+    """a an the of to in on for and or is be as at by it its with from that this should when
+    not no into so than then also only instead make made their them they are was can must like
+    such any all one two""".split()  # noqa: SIM905
+)
+_K1 = 1.2
+_B = 0.75
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased word parts of identifiers and words, stop words dropped, plurals folded."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        for part in _PART.findall(word):
+            t = part.lower()
+            if len(t) < 2 or t in _STOP:
+                continue
+            if t.endswith("s") and len(t) > 3 and not t.endswith("ss"):
+                t = t[:-1]
+            out.append(t)
+    return out
+
+
+@dataclass(frozen=True)
+class Doc:
+    key: str
+    path: str
+    symbol: str  # qualified, "." separated; FILE_SYMBOL for a file-level entity
+    text: str
+
+
+@dataclass(frozen=True)
+class Request:
+    words: frozenset[str]
+    qualified: frozenset[str]
+    paths: frozenset[str]
+    terms: frozenset[str]
+
+    @classmethod
+    def parse(cls, prompt: str) -> Request:
+        return cls(
+            words=frozenset(_WORD.findall(prompt)),
+            qualified=frozenset(_QUALIFIED.findall(prompt)),
+            paths=frozenset(p.strip("./") for p in _PATHISH.findall(prompt)),
+            terms=frozenset(terms(prompt)),
+        )
+
+
+def _file_named(path: str, req: Request, files: frozenset[str]) -> bool:
+    return path in files or path in req.paths or path.rsplit("/", 1)[-1] in req.paths
+
+
+def rank(
+    docs: Sequence[Doc],
+    prompt: str,
+    *,
+    files: Sequence[str] = (),
+    file_symbol: str = "@file",
+) -> dict[str, float]:
+    """Score of every doc (0 when nothing in the request points at it)."""
+    req = Request.parse(prompt)
+    given = frozenset(files)
+    counts = [Counter(terms(d.symbol) * 3 + terms(d.path) + terms(d.text)) for d in docs]
+    n = len(docs) or 1
+    avgdl = (sum(sum(c.values()) for c in counts) / n) or 1.0
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys() & req.terms)
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
+    defs = Counter(d.symbol.rsplit(".", 1)[-1] for d in docs)
+    scores: dict[str, float] = {}
+    for d, c in zip(docs, counts, strict=True):
+        dl = sum(c.values())
+        s = 0.0
+        for t in req.terms:
+            f = c.get(t)
+            if f:
+                s += idf[t] * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * dl / avgdl))
+        last = d.symbol.rsplit(".", 1)[-1]
+        if d.symbol in req.qualified or any(q.endswith("." + d.symbol) for q in req.qualified):
+            s += 1000
+        elif last in req.words and d.symbol != file_symbol:
+            s += 100 / defs[last]
+        if _file_named(d.path, req, given):
+            s += 30
+        top = d.path.split("/", 1)[0]
+        if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt):
+            s *= 1.5
+        scores[d.key] = s
+    return scores
