@@ -34,16 +34,31 @@ _K1 = 1.2
 _B = 0.75
 
 
+_NORMAL: dict[str, str] = {}  # word part -> its term ("" when dropped); parts repeat a lot
+
+
+def _normal(part: str) -> str:
+    t = part.lower()
+    if len(t) < 2 or t in _STOP:
+        t = ""
+    elif t.endswith("s") and len(t) > 3 and not t.endswith("ss"):
+        t = t[:-1]
+    _NORMAL[part] = t
+    return t
+
+
 def terms(text: str) -> list[str]:
-    """Lower-cased word parts of identifiers and words, stop words dropped, plurals folded."""
+    """Lower-cased word parts of identifiers and words, stop words dropped, plurals folded.
+
+    One regex pass over the whole text: `_` and punctuation separate parts anyway.
+    """
+    known = _NORMAL
     out: list[str] = []
-    for word in _WORD.findall(text):
-        for part in _PART.findall(word):
-            t = part.lower()
-            if len(t) < 2 or t in _STOP:
-                continue
-            if t.endswith("s") and len(t) > 3 and not t.endswith("ss"):
-                t = t[:-1]
+    for part in _PART.findall(text):
+        t = known.get(part)
+        if t is None:
+            t = _normal(part)
+        if t:
             out.append(t)
     return out
 
