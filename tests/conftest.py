@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.modelserver import ModelServer
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -111,3 +113,24 @@ class Client:
     def post(self, path, body):
         return (path, body)
 '''
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    """A real OpenAI/Ollama-compatible model server on loopback."""
+    with ModelServer() as s:
+        yield s
+
+
+MODEL_ENV = {"OPENAI_API_KEY": "sk-test"}
+
+
+def ask_argv(server: ModelServer, prompt: str, *extra: str) -> list[str]:
+    """`tm ask` arguments against the loopback server's OpenAI endpoint."""
+    return ["ask", prompt, "-m", "openai/test", "--api-base", server.openai_base, *extra]
+
+
+def tm_ask(
+    repo: Path, server: ModelServer, prompt: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return tm(repo, *ask_argv(server, prompt, *extra), env={**MODEL_ENV, **(env or {})})

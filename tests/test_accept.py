@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
 
 NEW_FETCH = """def fetch_user(uid, retries=3):
@@ -19,26 +18,9 @@ NEW_FETCH = """def fetch_user(uid, retries=3):
 REPLY = f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n"
 
 
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    with ModelServer() as s:
-        yield s
-
-
 def _ask(repo: Path, server: ModelServer, reply: str, *extra: str) -> dict[str, object]:
     server.add(reply)
-    proc = tm(
-        repo,
-        "ask",
-        "change fetch_user",
-        "--json",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        *extra,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    proc = tm_ask(repo, server, "change fetch_user", "--json", *extra)
     assert proc.returncode == 0, proc.stderr
     doc: dict[str, object] = json.loads(proc.stdout)
     return doc

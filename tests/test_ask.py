@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
+from subprocess import PIPE, Popen
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import MODEL_ENV, PY_APP, ask_argv, git, tm, tm_ask, write
 from tests.modelserver import ModelServer, ScriptedReply
 
 REPLY = """Here is the retry:
@@ -21,12 +23,6 @@ def fetch_user(uid, retries=3):
 """
 
 
-@pytest.fixture
-def server() -> ModelServer:
-    with ModelServer() as s:
-        yield s
-
-
 def _setup(repo: Path) -> None:
     write(repo, "app.py", PY_APP)
     git(repo, "add", ".")
@@ -36,16 +32,7 @@ def _setup(repo: Path) -> None:
 def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     server.add(REPLY)
-    proc = tm(
-        repo,
-        "ask",
-        "add a retry to fetch_user",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    proc = tm_ask(repo, server, "add a retry to fetch_user")
     assert proc.returncode == 0, proc.stderr
     assert "for _ in range(retries)" in proc.stdout  # streamed to the terminal
     assert "modify fetch_user" in proc.stdout
@@ -100,17 +87,7 @@ def test_stale_entity_is_excluded_and_blocks(repo: Path, server: ModelServer) ->
     _setup(repo)
     write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "hand": 1}'))
     server.add(REPLY)
-    proc = tm(
-        repo,
-        "ask",
-        "retry fetch_user",
-        "--json",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    proc = tm_ask(repo, server, "retry fetch_user", "--json")
     assert proc.returncode == 0, proc.stderr
     sent = server.chat_requests[0].body["messages"][1]["content"]
     assert "STATE NOTICE" in sent and "app.py::fetch_user" in sent
@@ -131,16 +108,7 @@ def test_model_failures_are_one_sentence_and_recorded(
 ) -> None:
     _setup(repo)
     server.add(reply)
-    proc = tm(
-        repo,
-        "ask",
-        "x",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    proc = tm_ask(repo, server, "x")
     assert proc.returncode == code, proc.stderr
     assert needle in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -172,42 +140,29 @@ def test_unsafe_paths_never_become_proposals(repo: Path, server: ModelServer) ->
     server.add(
         "```sh path=.git/hooks/pre-commit\nrm -rf /\n```\n\n```python path=../evil.py\nx=1\n```\n"
     )
-    proc = tm(
-        repo,
-        "ask",
-        "x",
-        "--json",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    proc = tm_ask(repo, server, "x", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["proposals"] == []
     assert len(doc["refused"]) == 2
 
 
-def _ask_env() -> dict[str, str]:
-    return {"OPENAI_API_KEY": "sk-test"}
+def _spawn_ask(repo: Path, server: ModelServer, prompt: str, *extra: str) -> Popen[str]:
+    """`tm ask` as a running process, for tests that act while the model is talking."""
+    return Popen(
+        [sys.executable, "-m", "tinymem", *ask_argv(server, prompt, *extra)],
+        cwd=repo,
+        stdout=PIPE,
+        stderr=PIPE,
+        text=True,
+        env={**os.environ, **MODEL_ENV},
+    )
 
 
 def test_accept_flag_applies_hydrated_proposals(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     server.add(REPLY)
-    proc = tm(
-        repo,
-        "ask",
-        "add a retry to fetch_user",
-        "--accept",
-        "--json",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env=_ask_env(),
-    )
+    proc = tm_ask(repo, server, "add a retry to fetch_user", "--accept", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["accepted"] == [doc["proposals"][0]["id"]]
@@ -218,36 +173,14 @@ def test_accept_flag_applies_hydrated_proposals(repo: Path, server: ModelServer)
 def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     server.add(ScriptedReply(text="late", delay=5))
-    proc = tm(
-        repo,
-        "ask",
-        "x",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        "--timeout",
-        "1",
-        env=_ask_env(),
-    )
+    proc = tm_ask(repo, server, "x", "--timeout", "1")
     assert proc.returncode == 8, proc.stderr
     assert "did not answer within 1 s" in proc.stderr
     server.add(ScriptedReply(text=""))
-    proc = tm(
-        repo, "ask", "x", "-m", "openai/test", "--api-base", server.openai_base, env=_ask_env()
-    )
+    proc = tm_ask(repo, server, "x")
     assert proc.returncode == 9 and "empty reply" in proc.stderr
     server.add("y" * 5000)
-    proc = tm(
-        repo,
-        "ask",
-        "x",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={**_ask_env(), "TM_MAX_REPLY": "1000"},
-    )
+    proc = tm_ask(repo, server, "x", env={"TM_MAX_REPLY": "1000"})
     assert proc.returncode == 9 and "passed 1000 characters" in proc.stderr
     outcomes = [
         json.loads(git(repo, "show", f"refs/tinymem/state~{n}:episode/episode.json"))["outcome"]
@@ -257,31 +190,11 @@ def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) ->
 
 
 def test_file_edited_while_the_model_talks_blocks(repo: Path, server: ModelServer) -> None:
-    import subprocess
-    import sys
     import time
 
     _setup(repo)
     server.add(ScriptedReply(text=REPLY, chunk_size=8, chunk_delay=0.1))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tinymem",
-            "ask",
-            "retry fetch_user",
-            "--json",
-            "-m",
-            "openai/test",
-            "--api-base",
-            server.openai_base,
-        ],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **_ask_env()},
-    )
+    proc = _spawn_ask(repo, server, "retry fetch_user", "--json")
     deadline = time.monotonic() + 60
     while not server.chat_requests and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -294,29 +207,10 @@ def test_file_edited_while_the_model_talks_blocks(repo: Path, server: ModelServe
 
 def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> None:
     import signal
-    import subprocess
-    import sys
 
     _setup(repo)
     server.add(ScriptedReply(text="x" * 400, chunk_size=4, chunk_delay=0.1))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tinymem",
-            "ask",
-            "x",
-            "-m",
-            "openai/test",
-            "--api-base",
-            server.openai_base,
-        ],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **_ask_env()},
-    )
+    proc = _spawn_ask(repo, server, "x")
     assert proc.stdout is not None
     proc.stdout.read(8)  # the stream has started
     proc.send_signal(signal.SIGINT)

@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, ROOT, git, tm, write
+from tests.conftest import PY_APP, ROOT, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
 from tinymem.hook import HOOK_SCRIPT
 
@@ -34,12 +33,6 @@ def hooked(repo: Path) -> Path:
     proc = tm(repo, "hook", "install")
     assert proc.returncode == 0, proc.stderr
     return repo
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    with ModelServer() as s:
-        yield s
 
 
 def test_script_in_repository_matches_the_installed_one() -> None:
@@ -65,17 +58,7 @@ def test_unaccepted_model_output_on_an_old_base_is_refused(
 ) -> None:
     new = 'def fetch_user(uid):\n    return {"id": uid, "model": True}'
     server.add(f"```python path=app.py\n{new}\n```\n")
-    ask = tm(
-        hooked,
-        "ask",
-        "x",
-        "--json",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    ask = tm_ask(hooked, server, "x", "--json")
     assert ask.returncode == 0, ask.stderr
     write(hooked, "app.py", V2)
     assert tm(hooked, "adopt", "app.py").returncode == 0
@@ -89,16 +72,7 @@ def test_unaccepted_model_output_on_an_old_base_is_refused(
 def test_whole_file_output_dropping_symbols_is_refused(hooked: Path, server: ModelServer) -> None:
     whole = '"""A tiny service."""\n\nimport os\n\n\ndef fetch_user(uid):\n    return None\n'
     server.add(f"```python path=app.py\n{whole}```\n")
-    ask = tm(
-        hooked,
-        "ask",
-        "x",
-        "-m",
-        "openai/test",
-        "--api-base",
-        server.openai_base,
-        env={"OPENAI_API_KEY": "sk-test"},
-    )
+    ask = tm_ask(hooked, server, "x")
     assert ask.returncode == 0, ask.stderr
     write(hooked, "app.py", whole)
     proc = _commit(hooked, "app.py")
