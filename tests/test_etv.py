@@ -166,3 +166,14 @@ def test_files_tm_tracks_but_git_does_not_are_checked(repo: Path) -> None:
     assert _stale(repo) == set()
     write(repo, "notes.py", "def n():\n    return 2\n")
     assert _stale(repo) == {"notes.py::n"}
+
+
+def test_status_and_state_limit_to_the_named_files_and_directories(repo: Path) -> None:
+    _init(repo, {"lib/a.py": "def a():\n    pass\n", "lib2/b.py": "def b():\n    pass\n"})
+    write(repo, "lib/a.py", "def a():\n    return 1\n")
+    write(repo, "lib2/b.py", "def b():\n    return 1\n")
+    status = json.loads(tm(repo, "status", "--json", "lib").stdout)
+    assert [f["path"] for f in status["files"]] == ["lib/a.py"]  # not lib2/, a sibling prefix
+    state = json.loads(tm(repo, "state", "--json", "lib2/b.py").stdout)
+    assert [e["entity"] for e in state["entities"]] == ["lib2/b.py::b"]
+    assert state["entities"][0]["stale"] is True

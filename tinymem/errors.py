@@ -6,10 +6,8 @@ and in `tm --help`. Keep the numbers stable.
 
 from __future__ import annotations
 
-# Exit codes that are not errors but answers ("something is stale", "the replay differs").
-EXIT_OK = 0
+# An exit code that is not an error but an answer ("something is stale", "the replay differs").
 EXIT_CHECK_FAILED = 1
-EXIT_USAGE = 2
 
 
 class TinymemError(Exception):
@@ -88,12 +86,6 @@ class CorruptStateError(TinymemError):
     """The stored state is unreadable or inconsistent (a ref, an object, a JSON record)."""
 
     exit_code = 13
-
-
-class InterruptedError_(TinymemError):
-    """Ctrl-C: the operation stopped cleanly."""
-
-    exit_code = 130
 
 
 EXIT_CODES: tuple[tuple[int, str], ...] = (

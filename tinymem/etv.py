@@ -55,12 +55,6 @@ class EtvReport:
     def stale_keys(self) -> set[str]:
         return {e.key for d in self.drift for e in d.stale}
 
-    def drift_for(self, path: str) -> FileDrift | None:
-        for d in self.drift:
-            if d.path == path:
-                return d
-        return None
-
 
 def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str]:
     """Path -> snapshot id, from the stat cache when the files/ tree is unchanged."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pygit2
@@ -175,9 +175,6 @@ class FileMeta:
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise CorruptStateError(f"unreadable file metadata record: {exc}") from exc
-
-    def with_entities(self, entities: dict[str, EntityRecord]) -> FileMeta:
-        return replace(self, entities=entities)
 
 
 class StateView:

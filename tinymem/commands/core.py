@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
 
 from tinymem.commands.output import emit_json, err, out, short
 from tinymem.errors import EXIT_CHECK_FAILED
+
+if TYPE_CHECKING:
+    from tinymem.repository import Repo
 
 
 def register(app: typer.Typer) -> None:
@@ -73,10 +77,8 @@ def status_cmd(
 
     repo = open_repo()
     view = current(repo)
-    wanted = None
-    if paths:
-        rels = [repo.rel(p) for p in paths]
-        wanted = [p for p in view.files() if any(_under(p, r) for r in rels)]
+    selected = _selection(repo, paths)
+    wanted = None if selected is None else [p for p in view.files() if selected(p)]
     report = verify(repo, view, wanted)
     from tinymem.proposals import pending
 
@@ -132,8 +134,15 @@ def status_cmd(
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
-def _under(path: str, prefix: str) -> bool:
-    return not prefix or path == prefix or path.startswith(prefix.rstrip("/") + "/")
+def _selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | None:
+    """Whether a repository path is at or below one of the files or directories the user
+    named; None when nothing was named (everything is selected)."""
+    if not paths:
+        return None
+    prefixes = [repo.rel(p).rstrip("/") for p in paths]
+    return lambda path: any(
+        not pre or path == pre or path.startswith(pre + "/") for pre in prefixes
+    )
 
 
 def adopt_cmd(
@@ -194,8 +203,8 @@ def state_cmd(
 
     repo = open_repo()
     view = current(repo)
-    rels = [repo.rel(p) for p in paths] if paths else None
-    metas = [m for m in view.all_meta() if rels is None or any(_under(m.path, r) for r in rels)]
+    selected = _selection(repo, paths)
+    metas = [m for m in view.all_meta() if selected is None or selected(m.path)]
     stale = verify(repo, view, [m.path for m in metas if not m.deleted]).stale_keys()
     rows: list[dict[str, Any]] = []
     for meta in metas:

@@ -67,6 +67,14 @@ _JS_COMMON = """
 (class) @block
 """
 
+_JS_IDENTIFIERS = (
+    "identifier",
+    "property_identifier",
+    "private_property_identifier",
+    "shorthand_property_identifier",
+    "shorthand_property_identifier_pattern",
+)
+
 JAVASCRIPT = LangSpec(
     query=_JS_COMMON
     + """
@@ -76,13 +84,7 @@ JAVASCRIPT = LangSpec(
     comment_types=frozenset({"comment"}),
     attribute_types=frozenset({"decorator"}),
     method_containers=_TYPE_CONTAINERS,
-    identifier_types=(
-        "identifier",
-        "property_identifier",
-        "private_property_identifier",
-        "shorthand_property_identifier",
-        "shorthand_property_identifier_pattern",
-    ),
+    identifier_types=_JS_IDENTIFIERS,
 )
 
 TYPESCRIPT = LangSpec(
@@ -105,14 +107,7 @@ TYPESCRIPT = LangSpec(
     comment_types=frozenset({"comment"}),
     attribute_types=frozenset({"decorator"}),
     method_containers=_TYPE_CONTAINERS,
-    identifier_types=(
-        "identifier",
-        "property_identifier",
-        "private_property_identifier",
-        "shorthand_property_identifier",
-        "shorthand_property_identifier_pattern",
-        "type_identifier",
-    ),
+    identifier_types=(*_JS_IDENTIFIERS, "type_identifier"),
 )
 
 GO = LangSpec(
