@@ -177,3 +177,39 @@ def test_status_and_state_limit_to_the_named_files_and_directories(repo: Path) -
     state = json.loads(tm(repo, "state", "--json", "lib2/b.py").stdout)
     assert [e["entity"] for e in state["entities"]] == ["lib2/b.py::b"]
     assert state["entities"][0]["stale"] is True
+
+
+def test_nested_attributes_file_found_in_gits_listing_turns_on_filtered_hashing(
+    repo: Path,
+) -> None:
+    # No .gitattributes at the top: only the index listing the probe reads knows about it.
+    _init(repo, {"sub/.gitattributes": "*.txt text eol=crlf\n", "sub/a.txt": "one\r\ntwo\r\n"})
+    os.utime(repo / "sub" / "a.txt", (1, 1))  # stat-dirty: git lists it, tm must hash it
+    proc = tm(repo, "status", "--json", "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _stale(repo) == set()
+
+
+def test_status_from_a_subdirectory_checks_the_whole_tree(repo: Path) -> None:
+    _init(repo, {"lib/a.py": "def a():\n    pass\n", "top.py": "def t():\n    pass\n"})
+    write(repo, "top.py", "def t():\n    return 1\n")
+    proc = tm(repo / "lib", "status", "--json")
+    doc = json.loads(proc.stdout)
+    assert doc["checked_files"] == 2
+    assert [f["path"] for f in doc["files"]] == ["top.py"]
+    assert [e["entity"] for e in doc["files"][0]["stale"]] == ["top.py::t"]
+    assert tm(repo / "lib", "status", "--check").returncode == 1
+
+
+def test_status_text_piped_is_plain_and_keeps_brackets(repo: Path) -> None:
+    _init(repo, {"a[b].py": "def f():\n    pass\n"})
+    write(repo, "a[b].py", "def f():\n    return 1\n")
+    proc = tm(repo, "status")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("STALE: 1 file(s) differ from the State Map, 1 entity STALE.")
+    assert "  a[b].py  (modified)" in lines
+    assert "    STALE  f  function, changed on disk" in lines
+    assert "\x1b[" not in proc.stdout
+    forced = tm(repo, "status", env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in forced.stdout and "a[b].py" in forced.stdout

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from tinymem.cli import main
+from tinymem.entry import main
 
 main()

@@ -23,7 +23,7 @@ from tinymem.atomic import write_atomic
 from tinymem.errors import StaleError, UsageError
 from tinymem.gitobjects import MODE_BLOB, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
-from tinymem.proposals import Proposal, pending
+from tinymem.proposalrecords import Proposal, pending
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.reply import find_elisions
 from tinymem.repository import Repo

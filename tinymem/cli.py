@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-import pygit2
 import typer
 
 from tinymem import __version__
@@ -68,14 +67,14 @@ def main() -> None:
     except TinymemError as exc:
         print(f"tm: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except (pygit2.GitError, OSError) as exc:
-        # Not a user mistake we could name better: still one sentence, never a traceback.
-        print(f"tm: git or file system error: {exc}", file=sys.stderr)
-        sys.exit(10)
     except KeyboardInterrupt:
         print("tm: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as exc:
+        if _is_git_error(exc):
+            # Not a user mistake we could name better: still one sentence, never a traceback.
+            print(f"tm: git or file system error: {exc}", file=sys.stderr)
+            sys.exit(10)
         # A bug in tm, not a user mistake: still one sentence; TM_DEBUG=1 shows the traceback.
         if os.environ.get("TM_DEBUG"):
             raise
@@ -85,3 +84,11 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(10)
+
+
+def _is_git_error(exc: Exception) -> bool:
+    if isinstance(exc, OSError):
+        return True
+    # pygit2 is not imported here (~70 ms): only a command that loaded it can raise its error.
+    pygit2 = sys.modules.get("pygit2")
+    return pygit2 is not None and isinstance(exc, pygit2.GitError)

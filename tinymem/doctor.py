@@ -27,8 +27,8 @@ from tinymem.errors import (
 )
 from tinymem.gitobjects import MODE_TREE, read_blob, read_tree, walk_blobs
 from tinymem.ledger import EPISODE_FILE, Episode
-from tinymem.records import entity_key
-from tinymem.repository import STATE_REF, Repo, open_repo
+from tinymem.records import STATE_REF, entity_key
+from tinymem.repository import Repo, open_repo
 from tinymem.statemap import (
     ENTITIES,
     EPISODE,

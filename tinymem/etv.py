@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pygit2
 
 from tinymem.gitobjects import blob_id
-from tinymem.gitsuspects import suspects as git_suspects
+from tinymem.gitsuspects import Probe
 from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repository import Repo
 from tinymem.statcache import StatCache, stat_key
@@ -24,6 +24,9 @@ from tinymem.statemap import FILES, StateView
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import entity_spans
 from tinymem.worktree import hash_file, read_file
+
+_FEW_PATHS = 256
+_HASH_WITHOUT_CACHE = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,21 @@ def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str
     return listing
 
 
-def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> EtvReport:
+def _snapshots(
+    view: StateView, cache: StatCache, files_tree: str | None, paths: list[str]
+) -> dict[str, str]:
+    """Snapshot ids of those of `paths` the State Map has: a few from its tree, many from the
+    cache's listing of that same tree."""
+    if len(paths) > _FEW_PATHS and cache.listing_of(files_tree):
+        return cache.snapshots_for(paths)
+    return {p: oid for p in paths if (oid := view.snapshot(p)) is not None}
+
+
+def verify(
+    repo: Repo, view: StateView, paths: Iterable[str] | None = None, probe: Probe | None = None
+) -> EtvReport:
+    """Compare the work tree with `view`. `probe`: git's comparison already started with this
+    view's files/ tree (`gitsuspects.start`); it is ignored when it was for another commit."""
     cache = StatCache(repo.cache_dir)
     root = repo.workdir + os.sep
     checked: int | None = None
@@ -74,17 +91,22 @@ def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> E
     suspects: list[str] | None = None
     if paths is None and files_tree is not None:
         # git's own comparison first (C, parallel); our stat cache when git cannot tell.
-        flagged = git_suspects(repo, files_tree)
+        if probe is None or not probe.compares(repo.workdir, view.commit_id):
+            probe = Probe(repo.workdir, files_tree)
+        flagged = probe.result()
+        if repo.tracked_gitattributes is None:
+            repo.tracked_gitattributes = probe.tracked_gitattributes
         if flagged is not None:
             if cache.tree != files_tree:
+                # Kept current for the fallback below and for the count of checked files.
                 cache.set_listing(files_tree, view.files())
             suspects = sorted(flagged)
         else:
             suspects = cache.suspects(root, files_tree)
     if suspects is not None:
         # Everything else matched its recorded stat and snapshot: only these need a look.
-        checked = len(cache.listing_paths())
-        listing = cache.snapshots_for(suspects)
+        checked = cache.count
+        listing = _snapshots(view, cache, files_tree, suspects)
     else:
         listing = file_listing(repo, view, cache)
         if paths is not None:
@@ -109,14 +131,17 @@ def verify(repo: Repo, view: StateView, paths: Iterable[str] | None = None) -> E
             drift.append(FileDrift(path, "not a regular file"))
             continue
         key = stat_key(st)
-        oid = cache.lookup(path, key)
+        # A small file is hashed faster than the cache's columns load (~10 ms at 50k files).
+        cached = st.st_size >= _HASH_WITHOUT_CACHE or cache.loaded
+        oid = cache.lookup(path, key) if cached else None
         if oid is None:
             try:
                 oid = hash_file(repo, path)
             except (OSError, pygit2.GitError) as exc:
                 drift.append(FileDrift(path, f"unreadable: {exc}"))
                 continue
-            cache.store(path, key, oid)
+            if cached:
+                cache.store(path, key, oid)
         if oid != snapshot:
             modified.append(path)
     cache.save()

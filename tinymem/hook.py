@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from tinymem.errors import RepositoryError, UsageError
 from tinymem.gitobjects import blob_id, read_blob
-from tinymem.proposals import Proposal
+from tinymem.proposalrecords import Proposal
 from tinymem.repository import Repo
 from tinymem.statemap import StateView
 from tinymem.symbols import extract

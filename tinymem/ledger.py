@@ -21,8 +21,8 @@ import pygit2
 
 from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
-from tinymem.records import State
-from tinymem.repository import STATE_REF, Repo
+from tinymem.records import STATE_REF, State
+from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
 
 MAX_ATTEMPTS = 50
@@ -204,6 +204,12 @@ def current(repo: Repo) -> StateView:
     if tip is None:
         raise NotInitializedError(f"tm is not initialized in {repo.workdir}; run `tm init` first")
     return StateView(repo.git, tip)
+
+
+def view_at(repo: Repo, commit: str | None) -> StateView:
+    """The State Map at a ledger commit read earlier (by `git rev-parse`, say); the tip when
+    that is None."""
+    return current(repo) if commit is None else StateView(repo.git, commit)
 
 
 def read_episode(repo: pygit2.Repository, commit_id: str) -> Episode:

@@ -8,77 +8,19 @@ proven (recorded, never promoted). Correlation aligns with existing entities; it
 
 from __future__ import annotations
 
-import json
 import secrets
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter
 from tinymem.paths import repo_relative
+from tinymem.proposalrecords import Proposal, ProposedEntity
 from tinymem.records import FILE_SYMBOL, Confidence, entity_key, split_key
 from tinymem.reply import Block, ParsedReply, block_path
 from tinymem.statemap import FileMeta, StateView
 from tinymem.symbols import Symbol, analyze, correlate, extract, identifiers
-
-
-@dataclass
-class ProposedEntity:
-    symbol: str
-    op: str  # "modify" | "add" | "delete"
-    artifact: str | None  # blob of the proposed text (None for delete)
-    base: str | None  # the authoritative artifact it was written against (None for add)
-
-
-@dataclass
-class Proposal:
-    id: str
-    episode: str
-    path: str | None
-    kind: str  # "symbols" | "whole-file" | "new-file" | "delete" | "unresolved"
-    confidence: str
-    reason: str | None
-    entities: list[ProposedEntity]
-    block: str | None  # blob of the whole block as the model wrote it
-    file_base: str | None  # the file snapshot at ask time
-    elisions: list[str] = field(default_factory=list)
-    gates: dict[str, str] = field(default_factory=dict)
-    hydrated: bool = False  # every modified target was shown to the model in this prompt
-    status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
-
-    def entity_keys(self) -> list[str]:
-        return [entity_key(self.path or "?", e.symbol) for e in self.entities]
-
-    def to_bytes(self) -> bytes:
-        return json.dumps(asdict(self), indent=1, ensure_ascii=False).encode() + b"\n"
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> Proposal:
-        raw: dict[str, Any] = json.loads(data)
-        raw["entities"] = [ProposedEntity(**e) for e in raw["entities"]]
-        return cls(**raw)
-
-    @property
-    def blocked(self) -> str | None:
-        for gate in ("A", "ETV"):
-            result = self.gates.get(gate, "pass")
-            if result != "pass":
-                return f"{gate}: {result}"
-        return None
-
-
-def pending(view: StateView) -> dict[str, Proposal]:
-    """Proposals waiting for `tm accept` or `tm reject`, by id."""
-    out: dict[str, Proposal] = {}
-    for pid in view.proposal_ids():
-        data = view.proposal_blob(pid)
-        if data is None:
-            continue
-        p = Proposal.from_bytes(data)
-        if p.status == "pending":
-            out[pid] = p
-    return out
 
 
 @dataclass

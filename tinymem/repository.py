@@ -10,8 +10,8 @@ from functools import cached_property
 import pygit2
 
 from tinymem.errors import CorruptStateError, RepositoryError, UnsafePathError
+from tinymem.records import STATE_REF
 
-STATE_REF = "refs/tinymem/state"
 CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
 
 
@@ -19,6 +19,9 @@ CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always saf
 class Repo:
     git: pygit2.Repository
     workdir: str  # absolute, with no trailing separator
+    # Whether a .gitattributes file is tracked, when a caller already learnt it from git's
+    # index listing (`gitsuspects.Probe`); None: `filters_possible` asks git itself.
+    tracked_gitattributes: bool | None = None
 
     @cached_property
     def cache_dir(self) -> str:
@@ -45,6 +48,8 @@ class Repo:
             return True
         if os.path.exists(os.path.join(self.workdir, ".gitattributes")):
             return True
+        if self.tracked_gitattributes is not None:
+            return self.tracked_gitattributes
         # Tracked .gitattributes anywhere: git answers from its index in C (a Python walk of
         # a 50,000-entry index costs ~0.4 s).
         try:

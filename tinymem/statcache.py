@@ -2,8 +2,10 @@
 without reading files. Also remembers the State Map's file listing per files/ tree id.
 
 Derived data in `.git/tinymem/statcache`; a corrupt or missing cache is an empty one.
-Stored as columns (one string of paths, one array of integers, two strings of binary ids):
-loading 50,000 entries is a handful of large objects instead of 100,000 small ones.
+Stored as a small header (format, tree, save time, count) and then columns (one string of
+paths, one array of integers, two strings of binary ids): loading 50,000 entries is a handful
+of large objects instead of 100,000 small ones, and a run that needs only the count or a few
+files does not load them at all.
 Entries whose mtime is too close to when the cache was written are not trusted ("racy git"):
 a file modified in the same timestamp tick as the save could look unchanged.
 """
@@ -16,8 +18,9 @@ import stat
 import tempfile
 import time
 from array import array
+from bisect import bisect_left
 
-_VERSION = 2
+_VERSION = 3
 _RACY_NS = 2_000_000_000
 _NO_ID = b"\x00" * 20
 
@@ -32,8 +35,10 @@ class StatCache:
     def __init__(self, cache_dir: str) -> None:
         self.path = os.path.join(cache_dir, "statcache")
         self.tree: str | None = None
+        self.count = 0  # entries in the listing of `tree`
+        self._saved = 0
+        self._loaded = False  # columns read (they are read only when needed: ~10 ms at 50k)
         self._paths: list[str] = []
-        self._index: dict[str, int] | None = None
         self._ints = array("q")
         self._snap = b""  # 20-byte snapshot ids, in path order
         self._seen = b""  # 20-byte work-tree ids last seen, in path order (zeros: unknown)
@@ -42,31 +47,62 @@ class StatCache:
         self._dirty = False
         try:
             with open(self.path, "rb") as f:
-                doc = marshal.load(f)
-            if doc[0] == _VERSION:
-                _, self.tree, saved, paths, ints, self._snap, self._seen = doc
-                self._paths = paths.decode("utf-8", "surrogateescape").split("\0") if paths else []
-                self._ints.frombytes(ints)
-                self._trust_before = saved - _RACY_NS
-                if len(self._ints) != 4 * len(self._paths):
-                    raise ValueError("inconsistent stat cache")
+                header = marshal.load(f)
+            if header[0] == _VERSION:
+                _, self.tree, self._saved, self.count = header
+                self._trust_before = self._saved - _RACY_NS
         except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
-            # Any unreadable cache (older format, truncated, garbage) is an empty one.
-            self.tree, self._paths, self._ints = None, [], array("q")
-            self._snap = self._seen = b""
+            self._reset()  # any unreadable cache (older format, truncated, garbage) is empty
 
-    def listing_paths(self) -> list[str]:
-        return self._paths
+    def _reset(self) -> None:
+        self.tree, self.count, self._saved, self._loaded = None, 0, 0, True
+        self._paths, self._ints, self._snap, self._seen = [], array("q"), b"", b""
+
+    def _load(self) -> None:
+        """Read the columns. The file may have been replaced since the header was read, so
+        they count only when they carry the same tree and save time."""
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            with open(self.path, "rb") as f:
+                marshal.load(f)
+                tree, saved, paths, ints, self._snap, self._seen = marshal.load(f)
+            if (tree, saved) != (self.tree, self._saved):
+                raise ValueError("stat cache replaced while in use")
+            self._paths = paths.decode("utf-8", "surrogateescape").split("\0") if paths else []
+            self._ints = array("q")
+            self._ints.frombytes(ints)
+            n = len(self._paths)
+            if n != self.count or len(self._ints) != 4 * n or len(self._snap) != 20 * n:
+                raise ValueError("inconsistent stat cache")
+        except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
+            self._reset()
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    def listing_of(self, tree: str | None) -> bool:
+        """Whether the cache holds the listing of this files/ tree (its columns are read)."""
+        if tree is None or tree != self.tree:
+            return False
+        self._load()
+        return self.tree == tree
+
+    def _find(self, path: str) -> int:
+        """The entry of `path`, or -1. Paths are kept sorted: a binary search costs less than
+        building a 50,000-entry dict when a run looks up only a few paths."""
+        i = bisect_left(self._paths, path)
+        return i if i < len(self._paths) and self._paths[i] == path else -1
 
     def snapshots_for(self, paths: list[str]) -> dict[str, str]:
-        if not paths:
-            return {}
-        if self._index is None:
-            self._index = {p: i for i, p in enumerate(self._paths)}
-        snap, index = self._snap, self._index
-        return {p: snap[20 * i : 20 * i + 20].hex() for p in paths if (i := index.get(p, -1)) >= 0}
+        self._load()
+        snap = self._snap
+        return {p: snap[20 * i : 20 * i + 20].hex() for p in paths if (i := self._find(p)) >= 0}
 
     def listing(self) -> dict[str, str]:
+        self._load()
         snap = self._snap
         return {p: snap[20 * i : 20 * i + 20].hex() for i, p in enumerate(self._paths)}
 
@@ -78,6 +114,9 @@ class StatCache:
         (git does the same with core.preloadIndex).
         """
         if listing_tree is None or listing_tree != self.tree or self._updates:
+            return None
+        self._load()
+        if self.tree is None:
             return None
         paths, ints, snap, seen = self._paths, self._ints, self._snap, self._seen
         trust = self._trust_before
@@ -118,10 +157,9 @@ class StatCache:
 
     def lookup(self, path: str, key: StatKey) -> str | None:
         """The work-tree blob id recorded for this exact stat, if it can be trusted."""
-        if self._index is None:
-            self._index = {p: i for i, p in enumerate(self._paths)}
-        i = self._index.get(path)
-        if i is None or key[1] >= self._trust_before:
+        self._load()
+        i = self._find(path)
+        if i < 0 or key[1] >= self._trust_before:
             return None
         ints = self._ints
         if (ints[4 * i], ints[4 * i + 1], ints[4 * i + 2], ints[4 * i + 3]) != key:
@@ -136,6 +174,7 @@ class StatCache:
     def set_listing(self, tree: str | None, listing: dict[str, str]) -> None:
         if tree == self.tree:
             return
+        self._load()
         old = {p: i for i, p in enumerate(self._paths)}
         paths = sorted(listing)
         ints = array("q")
@@ -149,8 +188,8 @@ class StatCache:
                 ints.extend(self._ints[4 * i : 4 * i + 4])
                 seen += self._seen[20 * i : 20 * i + 20]
         self.tree = tree
+        self.count = len(paths)
         self._paths = paths
-        self._index = None
         self._ints = ints
         self._snap = b"".join(bytes.fromhex(listing[p]) for p in paths)
         self._seen = bytes(seen)
@@ -159,22 +198,22 @@ class StatCache:
     def save(self) -> None:
         if not self._dirty:
             return
+        self._load()
         if self._updates:
-            if self._index is None:
-                self._index = {p: i for i, p in enumerate(self._paths)}
             seen = bytearray(self._seen)
             for path, (key, oid) in self._updates.items():
-                i = self._index.get(path)
-                if i is None:
+                i = self._find(path)
+                if i < 0:
                     continue
                 self._ints[4 * i : 4 * i + 4] = array("q", key)
                 seen[20 * i : 20 * i + 20] = bytes.fromhex(oid)
             self._seen = bytes(seen)
             self._updates.clear()
-        doc = (
-            _VERSION,
+        saved = time.time_ns()
+        header = (_VERSION, self.tree, saved, self.count)
+        columns = (
             self.tree,
-            time.time_ns(),
+            saved,
             "\0".join(self._paths).encode("utf-8", "surrogateescape"),
             self._ints.tobytes(),
             self._snap,
@@ -183,7 +222,8 @@ class StatCache:
         try:
             fd, tmp = tempfile.mkstemp(prefix="statcache.", dir=os.path.dirname(self.path))
             with os.fdopen(fd, "wb") as f:
-                marshal.dump(doc, f)
+                marshal.dump(header, f)
+                marshal.dump(columns, f)
             os.replace(tmp, self.path)
         except OSError:
             pass  # a cache that cannot be written is only slower next time

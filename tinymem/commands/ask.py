@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.markup import escape
 
-from tinymem.commands.output import emit_json, err, out
+from tinymem.commands.output import emit_json, err, escape, out
 
 
 def register(app: typer.Typer) -> None:

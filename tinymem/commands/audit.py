@@ -11,9 +11,8 @@ import sys
 from typing import Any
 
 import typer
-from rich.markup import escape
 
-from tinymem.commands.output import emit_json, out, short
+from tinymem.commands.output import emit_json, escape, out, short, stdout_styled, write_rows
 from tinymem.errors import EXIT_CHECK_FAILED
 
 # An init episode of a big repository records every file: the text view shows the first few.
@@ -67,8 +66,8 @@ def log_cmd(
     if as_json:
         emit_json(entries)
         return
-    styled = out().is_terminal
-    _write([_log_line(e, styled) for e in entries], styled)
+    styled = stdout_styled()
+    write_rows([_log_line(e, styled) for e in entries], styled)
 
 
 def _log_line(e: dict[str, Any], styled: bool) -> str:
@@ -287,11 +286,10 @@ def blame_cmd(
     if as_json:
         emit_json(result.to_json())
         return
-    con = out()
     width = len(str(result.lines[-1].line)) if result.lines else 1
     # Built as plain text and styled only on a terminal: rich's markup parsing would cost more
     # than the blame itself on a big file piped to a pager or grep.
-    styled = con.is_terminal
+    styled = stdout_styled()
     rows: list[str] = []
     for ln in result.lines:
         text = escape(ln.text) if styled else ln.text
@@ -310,15 +308,7 @@ def blame_cmd(
             f" there; `tm adopt {escape(result.path) if styled else result.path}` records them"
             " as yours"
         )
-    _write(rows, styled)
-
-
-def _write(rows: list[str], styled: bool) -> None:
-    if styled:
-        out().print("\n".join(rows))
-    else:
-        sys.stdout.write("".join(row + "\n" for row in rows))
-        sys.stdout.flush()
+    write_rows(rows, styled)
 
 
 # ---------------------------------------------------------------------------------- doctor

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.markup import escape
 
-from tinymem.commands.output import emit_json, err, out, short
+from tinymem.commands.output import emit_json, err, escape, out, short, stdout_styled, write_rows
 from tinymem.errors import EXIT_CHECK_FAILED
 
 if TYPE_CHECKING:
+    from tinymem.etv import EtvReport
     from tinymem.repository import Repo
 
 
@@ -71,16 +72,23 @@ def status_cmd(
     check: bool = typer.Option(False, "--check", help="Exit 1 when anything is STALE."),
 ) -> None:
     """Show STALE entities and files (the work tree differs from the State Map)."""
+    from tinymem.entry import take_early_probe
+    from tinymem.gitsuspects import start
+
+    # git's comparison of the whole tree runs while the rest of tm is imported.
+    probe = take_early_probe()
+    if probe is None and not paths:
+        probe = start(os.getcwd())
     from tinymem.etv import verify
-    from tinymem.ledger import current
+    from tinymem.ledger import current, view_at
     from tinymem.repository import open_repo
 
     repo = open_repo()
-    view = current(repo)
+    view = current(repo) if probe is None else view_at(repo, probe.commit)
     selected = _selection(repo, paths)
     wanted = None if selected is None else [p for p in view.files() if selected(p)]
-    report = verify(repo, view, wanted)
-    from tinymem.proposals import pending
+    report = verify(repo, view, wanted, probe)
+    from tinymem.proposalrecords import pending
 
     proposals = sorted(pending(view))
     if as_json:
@@ -105,33 +113,48 @@ def status_cmd(
             }
         )
     else:
-        con = out()
-        if report.clean:
-            con.print(f"Clean: the work tree matches the State Map ({report.checked} files).")
-        else:
-            n = len(report.stale_keys())
-            con.print(
-                f"[bold red]STALE[/]: {len(report.drift)} file(s) differ from the State Map,"
-                f" {n} entit{'y' if n == 1 else 'ies'} STALE. STALE entities are not shown to"
-                " the model and block its proposals."
-            )
-            for d in report.drift:
-                con.print(f"\n  [bold]{escape(d.path)}[/]  ({d.why})")
-                for e in d.stale:
-                    con.print(f"    STALE  {escape(e.symbol)}  [dim]{e.kind}, {e.why}[/]")
-                for s in d.new_symbols:
-                    con.print(f"    new    {escape(s)}  [dim]not in the State Map[/]")
-                if d.outside:
-                    con.print("    [dim]text outside any entity changed too[/]")
-            con.print(
-                "\nTo make your edits the truth: tm adopt PATH… (or tm adopt --all)."
-                "\nTo discard them: git checkout -- PATH restores the committed text;"
-                " git show refs/tinymem/state:files/PATH > PATH restores the State Map's."
-            )
-        if proposals:
-            con.print(f"\n{len(proposals)} pending proposal(s): tm diff to review them.")
+        styled = stdout_styled()
+        write_rows(_status_rows(report, proposals, styled), styled)
     if check and not report.clean:
         raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+def _status_rows(report: EtvReport, proposals: list[str], styled: bool) -> list[str]:
+    def mark(text: str, style: str) -> str:
+        return f"[{style}]{text}[/]" if styled else text
+
+    def lit(text: str) -> str:
+        return escape(text) if styled else text
+
+    rows: list[str] = []
+    if report.clean:
+        rows.append(f"Clean: the work tree matches the State Map ({report.checked} files).")
+    else:
+        n = len(report.stale_keys())
+        rows.append(
+            f"{mark('STALE', 'bold red')}: {len(report.drift)} file(s) differ from the State"
+            f" Map, {n} entit{'y' if n == 1 else 'ies'} STALE. STALE entities are not shown to"
+            " the model and block its proposals."
+        )
+        for d in report.drift:
+            rows += ["", f"  {mark(lit(d.path), 'bold')}  ({lit(d.why)})"]
+            rows += [
+                f"    STALE  {lit(e.symbol)}  {mark(f'{e.kind}, {e.why}', 'dim')}" for e in d.stale
+            ]
+            rows += [
+                f"    new    {lit(s)}  {mark('not in the State Map', 'dim')}" for s in d.new_symbols
+            ]
+            if d.outside:
+                rows.append(f"    {mark('text outside any entity changed too', 'dim')}")
+        rows += [
+            "",
+            "To make your edits the truth: tm adopt PATH… (or tm adopt --all).",
+            "To discard them: git checkout -- PATH restores the committed text;"
+            " git show refs/tinymem/state:files/PATH > PATH restores the State Map's.",
+        ]
+    if proposals:
+        rows += ["", f"{len(proposals)} pending proposal(s): tm diff to review them."]
+    return rows
 
 
 def _selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | None:

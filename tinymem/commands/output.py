@@ -1,12 +1,18 @@
-"""Rendering shared by the commands: JSON to stdout, human text through rich."""
+"""Rendering shared by the commands: JSON to stdout, human text through rich.
+
+rich is imported on first use, not at start-up: every `tm` run pays for its imports, and
+`tm status` and the pre-commit hook are run often enough for those milliseconds to count.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _out: Console | None = None
 _err: Console | None = None
@@ -15,6 +21,8 @@ _err: Console | None = None
 def out() -> Console:
     global _out
     if _out is None:
+        from rich.console import Console
+
         _out = Console(highlight=False, soft_wrap=True)
     return _out
 
@@ -22,8 +30,39 @@ def out() -> Console:
 def err() -> Console:
     global _err
     if _err is None:
+        from rich.console import Console
+
         _err = Console(stderr=True, highlight=False, soft_wrap=True)
     return _err
+
+
+def escape(text: str) -> str:
+    """Text shown literally by rich: `[` in a path or symbol is not markup."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def stdout_styled() -> bool:
+    """Whether text for stdout gets rich's styling (rich's own test), answered without
+    importing rich when stdout is plainly not a terminal and nothing forces colour: the
+    common case of scripts, hooks and pipes, where rich would cost more than the command."""
+    if "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
+        try:
+            if not sys.stdout.isatty():
+                return False
+        except ValueError:
+            return False
+    return out().is_terminal
+
+
+def write_rows(rows: list[str], styled: bool) -> None:
+    """Lines to stdout: through rich when `styled` (they hold markup), else as they are."""
+    if styled:
+        out().print("\n".join(rows))
+    else:
+        sys.stdout.write("".join(row + "\n" for row in rows))
+        sys.stdout.flush()
 
 
 def emit_json(doc: Any) -> None:

@@ -6,9 +6,8 @@ import sys
 from typing import Any
 
 import typer
-from rich.markup import escape
 
-from tinymem.commands.output import emit_json, out
+from tinymem.commands.output import emit_json, escape, out
 from tinymem.errors import GateBlockedError
 
 

@@ -1,0 +1,72 @@
+"""The stored form of a proposal (`proposals/<id>` in the State Map) and the pending ones.
+
+Kept apart from `proposals.py` (which builds proposals from a model's reply) so that readers
+such as `tm status` and the pre-commit hook do not load the reply parser.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tinymem.records import entity_key
+from tinymem.statemap import StateView
+
+
+@dataclass
+class ProposedEntity:
+    symbol: str
+    op: str  # "modify" | "add" | "delete"
+    artifact: str | None  # blob of the proposed text (None for delete)
+    base: str | None  # the authoritative artifact it was written against (None for add)
+
+
+@dataclass
+class Proposal:
+    id: str
+    episode: str
+    path: str | None
+    kind: str  # "symbols" | "whole-file" | "new-file" | "delete" | "unresolved"
+    confidence: str
+    reason: str | None
+    entities: list[ProposedEntity]
+    block: str | None  # blob of the whole block as the model wrote it
+    file_base: str | None  # the file snapshot at ask time
+    elisions: list[str] = field(default_factory=list)
+    gates: dict[str, str] = field(default_factory=dict)
+    hydrated: bool = False  # every modified target was shown to the model in this prompt
+    status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
+
+    def entity_keys(self) -> list[str]:
+        return [entity_key(self.path or "?", e.symbol) for e in self.entities]
+
+    def to_bytes(self) -> bytes:
+        return json.dumps(asdict(self), indent=1, ensure_ascii=False).encode() + b"\n"
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Proposal:
+        raw: dict[str, Any] = json.loads(data)
+        raw["entities"] = [ProposedEntity(**e) for e in raw["entities"]]
+        return cls(**raw)
+
+    @property
+    def blocked(self) -> str | None:
+        for gate in ("A", "ETV"):
+            result = self.gates.get(gate, "pass")
+            if result != "pass":
+                return f"{gate}: {result}"
+        return None
+
+
+def pending(view: StateView) -> dict[str, Proposal]:
+    """Proposals waiting for `tm accept` or `tm reject`, by id."""
+    out: dict[str, Proposal] = {}
+    for pid in view.proposal_ids():
+        data = view.proposal_blob(pid)
+        if data is None:
+            continue
+        p = Proposal.from_bytes(data)
+        if p.status == "pending":
+            out[pid] = p
+    return out
