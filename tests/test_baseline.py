@@ -120,3 +120,8 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     assert f"Imported {n} tracked files" in proc.stdout
     assert len(json.loads(tm(repo, "state", "--json").stdout)["entities"]) == 2 * n
     assert tm(repo, "rebuild").returncode == 0
+    # Objects recorded and compressed in the workers went into one pack written here.
+    git(repo, "fsck", "--strict", "--no-dangling")
+    assert git(repo, "cat-file", "-p", "refs/tinymem/state:entities/pkg0/m0.py/f0") == (
+        "def f0():\n    return 0"
+    )

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tinymem.gitobjects import ObjectWriter
-from tinymem.ledger import Committed, Draft, Episode, commit_episode
+from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode
 from tinymem.records import Source
 from tinymem.repository import Repo
-from tinymem.scan import scan
+from tinymem.scan import map_chunks, scan_chunk
 from tinymem.statemap import StateView
 from tinymem.transitions import TreeEdits, apply_update, record_file
 
@@ -42,6 +42,48 @@ def tracked_paths(repo: Repo) -> list[tuple[str, str | None]]:
     return out
 
 
+@dataclass
+class _ImportedChunk:
+    """What a worker recorded for a chunk of files, merged in order by the main process."""
+
+    edits: TreeEdits
+    files: dict[str, dict[str, str | None]]
+    transitions: list[Transition]
+    imported: list[str]
+    skipped: list[tuple[str, str]]
+    objects: dict[str, bytes]  # new objects as compressed pack entries
+
+
+def _import_chunk(
+    repo: Repo, paths: Sequence[str], episode_id: str, episode_time: str
+) -> _ImportedChunk:
+    # Runs in a worker process for large trees: reading, parsing, recording and compressing
+    # every file is the bulk of an import, and none of it depends on another file.
+    episode = Episode(kind="init", summary="", id=episode_id, time=episode_time)
+    writer = ObjectWriter(repo.git)
+    edits: TreeEdits = {}
+    imported: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for item in scan_chunk(repo, paths):
+        if item.file is None:
+            skipped.append((item.path, item.reason))
+            continue
+        update = record_file(
+            writer,
+            None,
+            item.file,
+            item.extraction,
+            source=Source.DISK,
+            episode=episode,
+            reason="baseline import",
+        )
+        apply_update(writer, update, episode, edits)
+        imported.append(item.path)
+    return _ImportedChunk(
+        edits, episode.files, episode.transitions, imported, skipped, writer.export()
+    )
+
+
 def init(repo: Repo, progress: Progress | None = None) -> InitResult:
     candidates = tracked_paths(repo)
     result = InitResult(committed=None)
@@ -60,24 +102,18 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
         for path, why in todo:
             if why is not None:
                 result.skipped.append((path, why))
+        done = len(result.skipped)
         readable = [p for p, why in todo if why is None]
-        for i, item in enumerate(scan(repo, readable)):
+        for part in map_chunks(repo, readable, _import_chunk, episode.id, episode.time):
+            writer.add_entries(part.objects)
+            edits.update(part.edits)
+            episode.files.update(part.files)
+            episode.transitions.extend(part.transitions)
+            result.imported.extend(part.imported)
+            result.skipped.extend(part.skipped)
+            done += len(part.imported) + len(part.skipped)
             if progress is not None:
-                progress(i, total)
-            if item.file is None:
-                result.skipped.append((item.path, item.reason))
-                continue
-            update = record_file(
-                writer,
-                None,
-                item.file,
-                item.extraction,
-                source=Source.DISK,
-                episode=episode,
-                reason="baseline import",
-            )
-            apply_update(writer, update, episode, edits)
-            result.imported.append(item.path)
+                progress(done, total)
         if progress is not None:
             progress(total, total)
         episode.summary = f"imported {len(result.imported)} tracked files"

@@ -24,6 +24,7 @@ MODE_EXEC: Final = 0o100755
 MODE_TREE: Final = 0o040000
 
 _TYPE_CODES: Final = {"commit": 1, "tree": 2, "blob": 3}
+_TYPE_NAMES: Final = {code: kind for kind, code in _TYPE_CODES.items()}
 _PYGIT2_TYPES: Final = {
     "commit": pygit2.enums.ObjectType.COMMIT,
     "tree": pygit2.enums.ObjectType.TREE,
@@ -66,13 +67,18 @@ class ObjectWriter:
 
     repo: pygit2.Repository
     _pending: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    # Objects already compressed as pack entries (`export` in a worker process, then
+    # `add_entries` here): the compression ran in parallel, only the pack is written here.
+    _entries: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, kind: str, data: bytes, *, known: bool = False) -> str:
         """Queue an object. `known=True` when it probably exists already (a tracked file's
         snapshot): then the object database is asked first. Otherwise asking would cost a
         lookup per new object, and a duplicate in our pack is harmless (gc folds it)."""
         oid = object_id(kind, data)
-        if oid not in self._pending and not (known and oid in self.repo.odb):
+        if oid in self._pending or oid in self._entries:
+            return oid
+        if not (known and oid in self.repo.odb):
             self._pending[oid] = (kind, data)
         return oid
 
@@ -82,32 +88,52 @@ class ObjectWriter:
     def tree(self, entries: Iterable[tuple[str, int, str]]) -> str:
         return self.add("tree", serialize_tree(entries))
 
+    def export(self) -> dict[str, bytes]:
+        """Hand the queued objects over as compressed pack entries (id -> entry), for another
+        writer's `add_entries`; they are no longer queued here."""
+        out = {oid: pack_entry(kind, data) for oid, (kind, data) in self._pending.items()}
+        self._pending.clear()
+        return out
+
+    def add_entries(self, entries: Mapping[str, bytes]) -> None:
+        for oid, entry in entries.items():
+            if oid not in self._pending:
+                self._entries.setdefault(oid, entry)
+
     def read(self, oid: str) -> bytes:
         pending = self._pending.get(oid)
         if pending is not None:
             return pending[1]
+        entry = self._entries.get(oid)
+        if entry is not None:
+            return unpack_entry(entry)[1]
         obj = self.repo.odb.read(oid)
         return bytes(obj[1])
 
     def tree_entries(self, oid: str) -> list[tuple[str, int, str]]:
         """Entries of a tree that may still be pending or already stored."""
-        pending = self._pending.get(oid)
-        if pending is not None:
-            return list(parse_tree(pending[1]))
+        if oid in self._pending or oid in self._entries:
+            return list(parse_tree(self.read(oid)))
         return [(e.name or "", e.filemode, str(e.id)) for e in read_tree(self.repo, oid)]
 
     def flush(self) -> None:
-        if not self._pending:
+        if not self._pending and not self._entries:
             return
-        if len(self._pending) < PACK_THRESHOLD:
+        if len(self._pending) + len(self._entries) < PACK_THRESHOLD:
             for kind, data in self._pending.values():
+                self.repo.odb.write(_PYGIT2_TYPES[kind], data)
+            for entry in self._entries.values():
+                kind, data = unpack_entry(entry)
                 self.repo.odb.write(_PYGIT2_TYPES[kind], data)
         else:
             from tinymem.repository import common_git_dir
 
+            entries = self._entries
+            entries.update(self.export())
             # Linked worktrees share the common dir's object database.
-            write_pack(os.path.join(common_git_dir(self.repo), "objects", "pack"), self._pending)
+            write_pack(os.path.join(common_git_dir(self.repo), "objects", "pack"), entries)
         self._pending.clear()
+        self._entries = {}
 
 
 def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
@@ -149,8 +175,22 @@ def _pack_header(type_code: int, size: int) -> bytes:
     return bytes(out)
 
 
-def write_pack(pack_dir: str, objects: Mapping[str, tuple[str, bytes]]) -> str:
-    """Write `objects` (id -> (kind, data)) as one pack with a v2 index; returns the pack name.
+def pack_entry(kind: str, data: bytes) -> bytes:
+    """One object as it is stored in a pack: type-and-size header, then zlib data."""
+    return _pack_header(_TYPE_CODES[kind], len(data)) + zlib.compress(data, 1)
+
+
+def unpack_entry(entry: bytes) -> tuple[str, bytes]:
+    """(kind, data) of a `pack_entry`."""
+    code = (entry[0] >> 4) & 0x07
+    i = 0
+    while entry[i] & 0x80:
+        i += 1
+    return _TYPE_NAMES[code], zlib.decompress(entry[i + 1 :])
+
+
+def write_pack(pack_dir: str, entries: Mapping[str, bytes]) -> str:
+    """Write objects (id -> `pack_entry`) as one pack with a v2 index; returns the pack name.
 
     The index is renamed into place after the pack, so a concurrent reader never sees an index
     without its pack.
@@ -161,12 +201,11 @@ def write_pack(pack_dir: str, objects: Mapping[str, tuple[str, bytes]]) -> str:
     try:
         pack_hash = hashlib.sha1()
         with os.fdopen(fd, "wb") as f:
-            head = b"PACK" + struct.pack(">II", 2, len(objects))
+            head = b"PACK" + struct.pack(">II", 2, len(entries))
             f.write(head)
             pack_hash.update(head)
             offset = len(head)
-            for oid, (kind, data) in objects.items():
-                chunk = _pack_header(_TYPE_CODES[kind], len(data)) + zlib.compress(data, 1)
+            for oid, chunk in entries.items():
                 f.write(chunk)
                 pack_hash.update(chunk)
                 offsets[oid] = (offset, zlib.crc32(chunk))

@@ -1,16 +1,17 @@
 """Reading and indexing many work-tree files: read, hash (git filters), extract entities.
 
 Parsing dominates a baseline import (tree-sitter holds the GIL), so large batches fan out to
-one worker process per core. Results come back in input order, so what is recorded does not
-depend on scheduling.
+one worker process per core (`map_chunks`; `tm init` also records and compresses there).
+Results come back in input order, so what is recorded does not depend on scheduling.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tinymem.repository import Repo, open_repo
 from tinymem.symbols import Extraction
@@ -20,6 +21,8 @@ from tinymem.worktree import WorktreeFile, read_file
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 400
 _CHUNK = 64
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,28 +55,42 @@ def _init_worker(workdir: str) -> None:
     _worker_repo = open_repo(workdir)
 
 
-def _scan_chunk(paths: Sequence[str]) -> list[Scanned]:
+def _in_worker(fn: Callable[..., T], paths: Sequence[str], args: tuple[object, ...]) -> T:
     assert _worker_repo is not None
-    cache = SymbolCache(_worker_repo.cache_dir)
-    try:
-        return [_scan_one(_worker_repo, cache, p) for p in paths]
-    finally:
-        cache.close()  # each worker stores what it extracted
+    return fn(_worker_repo, paths, *args)
 
 
-def scan(repo: Repo, paths: Sequence[str], workers: int | None = None) -> Iterator[Scanned]:
+def map_chunks(
+    repo: Repo,
+    paths: Sequence[str],
+    fn: Callable[..., T],
+    *args: object,
+    workers: int | None = None,
+) -> Iterator[T]:
+    """`fn(repo, chunk, *args)` for consecutive chunks of `paths`, results in input order; in
+    worker processes (one per core) for large batches. `fn` must be a module-level function
+    and its arguments and result picklable."""
     jobs = workers if workers is not None else (os.cpu_count() or 1)
-    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        cache = SymbolCache(repo.cache_dir)
-        try:
-            for p in paths:
-                yield _scan_one(repo, cache, p)
-        finally:
-            cache.close()
-        return
     chunks = [paths[i : i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
+    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
+        for chunk in chunks:
+            yield fn(repo, chunk, *args)
+        return
     with ProcessPoolExecutor(
         max_workers=jobs, initializer=_init_worker, initargs=(repo.workdir,)
     ) as pool:
-        for batch in pool.map(_scan_chunk, chunks):
-            yield from batch
+        n = len(chunks)
+        yield from pool.map(_in_worker, [fn] * n, chunks, [args] * n)
+
+
+def scan_chunk(repo: Repo, paths: Sequence[str]) -> list[Scanned]:
+    cache = SymbolCache(repo.cache_dir)
+    try:
+        return [_scan_one(repo, cache, p) for p in paths]
+    finally:
+        cache.close()  # each process stores what it extracted
+
+
+def scan(repo: Repo, paths: Sequence[str], workers: int | None = None) -> Iterator[Scanned]:
+    for batch in map_chunks(repo, paths, scan_chunk, workers=workers):
+        yield from batch

@@ -45,8 +45,7 @@ def init_cmd(
             task = bar.add_task("importing", total=None)
 
             def progress(done: int, total: int) -> None:
-                if done % 64 == 0 or done == total:
-                    bar.update(task, completed=done, total=total)
+                bar.update(task, completed=done, total=total)  # called once per chunk of files
 
             result = init(repo, progress)
     else:
