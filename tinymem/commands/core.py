@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -72,12 +71,10 @@ def status_cmd(
 ) -> None:
     """Show STALE entities and files (the work tree differs from the State Map)."""
     from tinymem.entry import take_early_probe
-    from tinymem.gitsuspects import start
 
-    # git's comparison of the whole tree runs while the rest of tm is imported.
+    # git's comparison of the whole tree, started by the console script before the imports
+    # (None when it did not or could not: verify then asks git itself).
     probe = take_early_probe()
-    if probe is None and not paths:
-        probe = start(os.getcwd())
     from tinymem.etv import verify
     from tinymem.ledger import current, view_at
     from tinymem.repository import open_repo
