@@ -214,29 +214,29 @@ def write_pack(pack_dir: str, entries: Mapping[str, bytes]) -> str:
             f.write(pack_sum)
             f.flush()
             os.fsync(f.fileno())
+        # Built column by column with one struct call each: per-object appends cost ~1 s
+        # for the 300,000 objects of a 50,000-file baseline.
         ids = sorted(offsets)
-        idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+        n = len(ids)
         fanout = [0] * 256
         for oid in ids:
             fanout[int(oid[:2], 16)] += 1
-        total = 0
-        for count in fanout:
-            total += count
-            idx += struct.pack(">I", total)
-        for oid in ids:
-            idx += bytes.fromhex(oid)
-        for oid in ids:
-            idx += struct.pack(">I", offsets[oid][1])
-        large: list[int] = []
-        for oid in ids:
-            off = offsets[oid][0]
-            if off < 0x80000000:
-                idx += struct.pack(">I", off)
-            else:
-                idx += struct.pack(">I", 0x80000000 | len(large))
-                large.append(off)
-        for off in large:
-            idx += struct.pack(">Q", off)
+        for i in range(1, 256):
+            fanout[i] += fanout[i - 1]
+        places = [offsets[oid] for oid in ids]
+        small = [off if off < 0x80000000 else -1 for off, _ in places]
+        large = [off for off, _ in places if off >= 0x80000000]
+        k = 0
+        for i, off in enumerate(small):
+            if off < 0:
+                small[i] = 0x80000000 | k
+                k += 1
+        idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+        idx += struct.pack(">256I", *fanout)
+        idx += bytes.fromhex("".join(ids))
+        idx += struct.pack(f">{n}I", *(crc for _, crc in places))
+        idx += struct.pack(f">{n}I", *small)
+        idx += struct.pack(f">{len(large)}Q", *large)
         idx += pack_sum
         idx += hashlib.sha1(idx).digest()
         name = "pack-" + pack_sum.hex()

@@ -39,12 +39,11 @@ class Scanned:
         return f"unreadable: {self.error.strerror or self.error}" if self.error else ""
 
 
-def _scan_one(repo: Repo, cache: SymbolCache, path: str) -> Scanned:
+def _read(repo: Repo, path: str) -> WorktreeFile | OSError:
     try:
-        wf = read_file(repo, path)
+        return read_file(repo, path)
     except OSError as exc:
-        return Scanned(path, None, None, exc)
-    return Scanned(path, wf, extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind), None)
+        return exc
 
 
 _worker_repo: Repo | None = None
@@ -84,9 +83,16 @@ def map_chunks(
 
 
 def scan_chunk(repo: Repo, paths: Sequence[str]) -> list[Scanned]:
+    read = [_read(repo, p) for p in paths]
     cache = SymbolCache(repo.cache_dir)
     try:
-        return [_scan_one(repo, cache, p) for p in paths]
+        cache.prefetch((f.path, f.oid) for f in read if isinstance(f, WorktreeFile))
+        return [
+            Scanned(p, None, None, f)
+            if isinstance(f, OSError)
+            else Scanned(p, f, extraction_for(cache, f.path, f.oid, f.data, f.kind), None)
+            for p, f in zip(paths, read, strict=True)
+        ]
     finally:
         cache.close()  # each process stores what it extracted
 

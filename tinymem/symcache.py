@@ -50,6 +50,7 @@ class SymbolCache:
     def __init__(self, cache_dir: str) -> None:
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[str, str]] = []
+        self._prefetched: dict[str, Extraction | None] = {}  # None: looked up, not there
         try:
             db = sqlite3.connect(os.path.join(cache_dir, "symbols.sqlite"), timeout=10)
             db.execute("PRAGMA journal_mode=WAL")
@@ -83,9 +84,17 @@ class SymbolCache:
     def put(self, key: str, ex: Extraction) -> None:
         self._pending.append((key, _encode(ex)))
 
+    def prefetch(self, files: Iterable[tuple[str, str]]) -> None:
+        """Look up many (path, blob id) at once: one query per 500 instead of one per file."""
+        keys = [self.key(p, o) for p, o in files]
+        found = self.get_many(keys)
+        for key in keys:
+            self._prefetched[key] = found.get(key)
+
     def extract(self, path: str, oid: str, data: bytes) -> Extraction:
         key = self.key(path, oid)
-        hit = self.get_many([key]).get(key)
+        known = key in self._prefetched
+        hit = self._prefetched[key] if known else self.get_many([key]).get(key)
         if hit is not None:
             return hit
         ex = extract(path, data)
