@@ -165,3 +165,27 @@ def test_error_column_counts_characters_not_bytes() -> None:
     ascii_line = extract("a.c", b'int f(void) { char *s = "xx"; return 1 }\n')
     unicode_line = extract("a.c", 'int f(void) { char *s = "üü"; return 1 }\n'.encode())
     assert ascii_line.reason == unicode_line.reason == "missing ';' at line 1, column 39"
+
+
+def test_minified_code_is_one_unparsed_entity() -> None:
+    bundle = b"".join(
+        b"function f%d(a){return a*%d}var v%d=f%d(%d);" % (i, i, i, i, i) for i in range(400)
+    )
+    ex = extract("static/chunks/app.js", bundle + b"\n")
+    assert ex.method == "none" and ex.symbols == () and ex.clean
+    assert ex.language == "javascript"
+    assert ex.reason is not None and "minified" in ex.reason
+
+
+@pytest.mark.parametrize("name", SAMPLES[:10])
+def test_hand_written_code_is_parsed_even_when_long(name: str) -> None:
+    data = read(name) * 40  # well past the size floor, with ordinary line lengths
+    ex = extract(name, data)
+    assert ex.method == "tree-sitter"
+    assert ex.symbols
+
+
+def test_one_long_line_under_the_size_floor_is_still_parsed() -> None:
+    ex = extract("a.js", b"function f(a){return a}" * 100)  # 2,300 bytes on one line
+    assert ex.method == "tree-sitter"
+    assert [s.name for s in ex.symbols][:1] == ["f"]
