@@ -620,7 +620,11 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 status_dirty_git_s=med(r["status_dirty_git_s"]),
                 status_dirty_ratio=r["status_dirty_ratio"],
                 status_dirty_best_ratio=min(r["status_dirty_tm_s"]) / min(r["status_dirty_git_s"]),
-                status_target=verdict(r["status_dirty_ratio"] <= TARGET_STATUS_RATIO),
+                # The issue sets this target on the 50,000-file tree only: on a small tree
+                # git status takes less than Python's own start-up.
+                status_target=verdict(r["status_dirty_ratio"] <= TARGET_STATUS_RATIO)
+                if r["files"] >= 50_000
+                else "n/a (50k only)",
                 status_rss_mb=r["status_rss_mb"],
                 status_cold_rss_mb=r["status_cold_rss_mb"],
                 git_status_rss_mb=r["git_status_rss_mb"],

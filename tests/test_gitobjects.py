@@ -22,7 +22,7 @@ def test_a_pack_entry_unpacks_to_its_object(kind: str, data: bytes) -> None:
     assert unpack_entry(pack_entry(kind, data)) == (kind, data)
 
 
-@pytest.mark.parametrize("count", [3, PACK_THRESHOLD + 5])
+@pytest.mark.parametrize("count", [3, PACK_THRESHOLD + 5, 2 * 4096 + 3])  # loose; one batch; three
 def test_objects_exported_by_one_writer_are_stored_by_another(repo: Path, count: int) -> None:
     git_repo = pygit2.Repository(str(repo))
     worker = ObjectWriter(git_repo)

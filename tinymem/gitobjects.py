@@ -15,6 +15,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Final
 
 import pygit2
@@ -196,26 +197,34 @@ def write_pack(pack_dir: str, entries: Mapping[str, bytes]) -> str:
     without its pack.
     """
     os.makedirs(pack_dir, exist_ok=True)
-    offsets: dict[str, tuple[int, int]] = {}
     fd, tmp_pack = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
     try:
         pack_hash = hashlib.sha1()
+        oids = list(entries)
+        chunks = list(entries.values())
         with os.fdopen(fd, "wb") as f:
-            head = b"PACK" + struct.pack(">II", 2, len(entries))
+            head = b"PACK" + struct.pack(">II", 2, len(chunks))
             f.write(head)
             pack_hash.update(head)
-            offset = len(head)
-            for oid, chunk in entries.items():
-                f.write(chunk)
-                pack_hash.update(chunk)
-                offsets[oid] = (offset, zlib.crc32(chunk))
-                offset += len(chunk)
+            # In batches, so the per-object work (write, hash, crc, length) runs in C loops.
+            crcs: list[int] = []
+            starts = [len(head)]
+            for i in range(0, len(chunks), 4096):
+                batch = chunks[i : i + 4096]
+                data = b"".join(batch)
+                f.write(data)
+                pack_hash.update(data)
+                crcs += map(zlib.crc32, batch)
+                ends = accumulate(map(len, batch), initial=starts[-1])
+                next(ends)  # the batch's first start is already the last entry of `starts`
+                starts += ends
             pack_sum = pack_hash.digest()
             f.write(pack_sum)
             f.flush()
             os.fsync(f.fileno())
         # Built column by column with one struct call each: per-object appends cost ~1 s
         # for the 300,000 objects of a 50,000-file baseline.
+        offsets = {oid: (starts[i], crcs[i]) for i, oid in enumerate(oids)}
         ids = sorted(offsets)
         n = len(ids)
         fanout = [0] * 256
