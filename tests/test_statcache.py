@@ -52,3 +52,30 @@ def test_garbage_and_truncated_caches_are_empty(tmp_path: Path) -> None:
     assert not truncated.listing_of(_TREE_A)
     (tmp_path / "statcache").write_bytes(b"\x00garbage")
     assert StatCache(str(tmp_path)).tree is None
+
+
+def test_listing_updated_by_its_changes_equals_the_listing_built_anew(tmp_path: Path) -> None:
+    old = _listing(300)
+    new = dict(old)
+    del new["d/f000.py"], new["d/f150.py"], new["d/f299.py"]
+    new["d/f010.py"] = "e" * 40
+    new["a/first.py"] = "f" * 40
+    new["d/f150x.py"] = "9" * 40
+    new["z/last.py"] = "8" * 40
+    changes = [(p, new.get(p)) for p in old.keys() | new.keys() if old.get(p) != new.get(p)]
+
+    cache = StatCache(str(tmp_path))
+    cache.set_listing(_TREE_A, old)
+    f = tmp_path / "w"
+    f.write_text("x")
+    os.utime(f, (1000, 1000))  # long before the save: not racy, so lookups trust it
+    cache.store("d/f020.py", stat_key(os.stat(f)), "c" * 40)
+    cache.save()
+    updated = StatCache(str(tmp_path))
+    updated.update_listing(_TREE_B, changes)
+    assert (updated.tree, updated.count) == (_TREE_B, len(new))
+    assert updated.listing() == new
+    assert updated.lookup("d/f020.py", stat_key(os.stat(f))) == "c" * 40  # stat data kept
+    updated.save()
+    again = StatCache(str(tmp_path))
+    assert again.listing_of(_TREE_B) and again.listing() == new

@@ -12,10 +12,11 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 
 import pygit2
 
-from tinymem.gitobjects import blob_id
+from tinymem.gitobjects import blob_id, diff_blobs
 from tinymem.gitsuspects import Probe
 from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repository import Repo
@@ -59,14 +60,33 @@ class EtvReport:
         return {e.key for d in self.drift for e in d.stale}
 
 
+def refresh_listing(repo: Repo, view: StateView, cache: StatCache) -> None:
+    """Bring the cache's listing to the view's files/ tree: by the difference from the tree
+    it holds when that is small (the usual step after an adopt or accept), else in full.
+    `listing_of` reads and checks the columns first: a cache that fails to load is empty, and
+    an empty listing must never pass for the State Map's."""
+    tree = view.subtree(FILES)
+    if tree is None:
+        cache.set_listing(None, {})
+        return
+    if cache.listing_of(tree):
+        return
+    old = cache.tree
+    if old is not None and cache.listing_of(old):
+        try:
+            changes = list(islice(diff_blobs(repo.git, old, tree), _FEW_PATHS + 1))
+        except (KeyError, ValueError, pygit2.GitError):
+            changes = None  # the old tree is gone (a rewritten ledger): list the new one
+        if changes is not None and len(changes) <= _FEW_PATHS:
+            cache.update_listing(tree, changes)
+            return
+    cache.set_listing(tree, view.files())
+
+
 def file_listing(repo: Repo, view: StateView, cache: StatCache) -> dict[str, str]:
     """Path -> snapshot id, from the stat cache when the files/ tree is unchanged."""
-    tree = view.subtree(FILES)
-    if cache.tree == tree and tree is not None:
-        return cache.listing()
-    listing = view.files()
-    cache.set_listing(tree, listing)
-    return listing
+    refresh_listing(repo, view, cache)
+    return cache.listing()
 
 
 def _snapshots(
@@ -97,9 +117,8 @@ def verify(
         if repo.tracked_gitattributes is None:
             repo.tracked_gitattributes = probe.tracked_gitattributes
         if flagged is not None:
-            if cache.tree != files_tree:
-                # Kept current for the fallback below and for the count of checked files.
-                cache.set_listing(files_tree, view.files())
+            # Kept current for the fallback below and for the count of checked files.
+            refresh_listing(repo, view, cache)
             suspects = sorted(flagged)
         else:
             suspects = cache.suspects(root, files_tree)

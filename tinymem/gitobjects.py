@@ -13,7 +13,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Final
@@ -328,3 +328,33 @@ def walk_blobs(
                 stack.append((base + name + "/", read_tree(repo, entry.id)))
             else:
                 yield base + name, str(entry.id)
+
+
+def diff_blobs(
+    repo: pygit2.Repository, old: str, new: str, prefix: str = ""
+) -> Iterator[tuple[str, str | None]]:
+    """(path, blob id in `new`, or None when gone) of every blob that differs between two
+    stored trees. Equal subtrees are skipped unread: after a one-file change to a 50,000-file
+    tree this reads a handful of trees, where listing either tree reads a thousand."""
+    before = {e.name or "": (e.filemode, str(e.id)) for e in read_tree(repo, old)}
+    after = {e.name or "": (e.filemode, str(e.id)) for e in read_tree(repo, new)}
+    for name in sorted(before.keys() | after.keys()):
+        a, b = before.get(name), after.get(name)
+        if a == b:
+            continue
+        path = prefix + name
+        a_tree = a is not None and a[0] == MODE_TREE
+        b_tree = b is not None and b[0] == MODE_TREE
+        if a is not None and b is not None and a_tree and b_tree:
+            yield from diff_blobs(repo, a[1], b[1], path + "/")
+            continue
+        if a is not None:
+            if a_tree:
+                yield from ((p, None) for p, _ in walk_blobs(repo, a[1], path + "/"))
+            elif b is None or b_tree:
+                yield path, None
+        if b is not None:
+            if b_tree:
+                yield from walk_blobs(repo, b[1], path + "/")
+            else:
+                yield path, b[1]

@@ -195,6 +195,31 @@ class StatCache:
         self._seen = bytes(seen)
         self._dirty = True
 
+    def update_listing(self, tree: str, changes: list[tuple[str, str | None]]) -> None:
+        """Move the listing to `tree`, given what changed since `self.tree` (path, new
+        snapshot id or None when the file left the State Map). Stat data of unchanged paths
+        is kept, and so is a changed path's: it still says what the work-tree file hashes to."""
+        self._load()
+        for path, oid in sorted(changes):
+            i = bisect_left(self._paths, path)
+            present = i < len(self._paths) and self._paths[i] == path
+            if oid is None:
+                if present:
+                    del self._paths[i]
+                    del self._ints[4 * i : 4 * i + 4]
+                    self._snap = self._snap[: 20 * i] + self._snap[20 * i + 20 :]
+                    self._seen = self._seen[: 20 * i] + self._seen[20 * i + 20 :]
+            elif present:
+                self._snap = self._snap[: 20 * i] + bytes.fromhex(oid) + self._snap[20 * i + 20 :]
+            else:
+                self._paths.insert(i, path)
+                self._ints[4 * i : 4 * i] = array("q", (-1, -1, -1, -1))
+                self._snap = self._snap[: 20 * i] + bytes.fromhex(oid) + self._snap[20 * i :]
+                self._seen = self._seen[: 20 * i] + _NO_ID + self._seen[20 * i :]
+        self.tree = tree
+        self.count = len(self._paths)
+        self._dirty = True
+
     def save(self) -> None:
         if not self._dirty:
             return
