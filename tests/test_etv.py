@@ -213,3 +213,25 @@ def test_status_text_piped_is_plain_and_keeps_brackets(repo: Path) -> None:
     assert "\x1b[" not in proc.stdout
     forced = tm(repo, "status", env={"FORCE_COLOR": "1"})
     assert "\x1b[" in forced.stdout and "a[b].py" in forced.stdout
+
+
+def test_a_cache_whose_header_loads_but_columns_do_not_is_never_an_empty_listing(
+    repo: Path,
+) -> None:
+    import marshal
+
+    _init(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"})
+    git(repo, "commit", "-qm", "base")
+    assert _stale(repo) == set()  # writes the stat cache
+    cache = repo / ".git" / "tinymem" / "statcache"
+    data = cache.read_bytes()
+    header = marshal.dumps(marshal.loads(data))
+    cache.write_bytes(data[: len(header)] + b"\x00damaged")
+    git(repo, "update-index", "--assume-unchanged", "a.py")  # git cannot tell: the cache must
+    write(repo, "a.py", "def a():\n    return 2\n")
+    named = json.loads(tm(repo, "status", "--json", "a.py").stdout)  # straight to the listing
+    assert [e["entity"] for f in named["files"] for e in f["stale"]] == ["a.py::a"]
+    cache.write_bytes(data[: len(header)] + b"\x00damaged")
+    assert _stale(repo) == {"a.py::a"}
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    assert status["checked_files"] == 2
