@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -235,3 +237,55 @@ def test_a_cache_whose_header_loads_but_columns_do_not_is_never_an_empty_listing
     assert _stale(repo) == {"a.py::a"}
     status = json.loads(tm(repo, "status", "--json").stdout)
     assert status["checked_files"] == 2
+
+
+def test_git_environment_pointing_elsewhere_never_hides_an_edit(repo: Path, tmp_path: Path) -> None:
+    # GIT_DIR/GIT_WORK_TREE name another work tree whose copy of a.py is unchanged: git must
+    # still be asked about the work tree tm verifies.
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "a.py").write_bytes((repo / "a.py").read_bytes())
+    env = {"GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(other)}
+    subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=repo, env={**os.environ, **env})
+    write(repo, "a.py", "def a():\n    return 2\n")
+    proc = tm(repo, "status", "--check", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a.py" in proc.stdout
+
+
+def test_git_dir_of_another_repository_is_not_read_as_ours(repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    _init(other, {"a.py": "def a():\n    return 1\n"})
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    write(repo, "a.py", "def a():\n    return 2\n")
+    proc = tm(repo, "status", "--check", env={"GIT_DIR": str(other / ".git")})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a.py" in proc.stdout
+
+
+def test_status_with_closed_or_broken_output_streams(repo: Path) -> None:
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    argv = [sys.executable, "-m", "tinymem", "status", "--check"]
+    closed_out = subprocess.run(argv, cwd=repo, stdout=subprocess.DEVNULL, close_fds=True)
+    assert closed_out.returncode == 0
+    for fd in ("1", "2"):
+        proc = subprocess.run(
+            ["sh", "-c", f'"$@" {fd}>&-', "sh", *argv], cwd=repo, capture_output=True
+        )
+        assert proc.returncode == 0, (fd, proc.stdout, proc.stderr)  # clean: nothing lost
+        assert b"Traceback" not in proc.stdout + proc.stderr
+
+
+def test_status_from_a_deleted_directory_is_one_sentence(repo: Path) -> None:
+    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    gone = repo / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "$@"'
+    argv = [sys.executable, "-m", "tinymem", "status", "--check"]
+    proc = subprocess.run(["sh", "-c", script, "sh", *argv], capture_output=True, text=True)
+    assert proc.returncode == 10, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("tm: ") and len(proc.stderr.strip().splitlines()) == 1

@@ -37,8 +37,10 @@ def test_probe_reads_the_tip_and_compares_with_its_files_tree(repo: Path) -> Non
     probe = start(str(repo / "lib"))
     assert probe is not None
     assert probe.commit == git(repo, "rev-parse", "refs/tinymem/state").strip()
-    assert probe.compares(str(repo), probe.commit)
-    assert not probe.compares(str(repo), "0" * 40)
+    git_dir = str(repo / ".git")
+    assert probe.compares(git_dir, str(repo), probe.commit)
+    assert not probe.compares(git_dir, str(repo), "0" * 40)
+    assert not probe.serves(git_dir, str(repo / "lib"))
     assert probe.result() == {"lib/b.py"}
     assert probe.tracked_gitattributes is False
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tinymem.gitsuspects import Probe
 
 _STATUS_FLAGS = frozenset({"--json", "--check"})
+_EXIT_IO = 10  # what cli.main gives an I/O failure (errors.EXIT_CODES; not imported here)
 _early: Probe | None = None
 
 
@@ -32,9 +33,12 @@ def main() -> None:
 
         cli_main()
         return
-    from tinymem.gitsuspects import start
+    try:
+        from tinymem.gitsuspects import start
 
-    _early = start(os.getcwd())
+        _early = start(os.getcwd())
+    except Exception:
+        _early = None  # a deleted cwd, say: the command itself reports it properly
     from tinymem.cli import main as cli_main
 
     try:
@@ -57,11 +61,15 @@ def _exit_now(code: object) -> None:
     elif isinstance(code, int):
         status = code
     else:
-        print(code, file=sys.stderr)
+        if sys.stderr is not None:
+            print(code, file=sys.stderr)
         status = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        status = status or 1  # output lost (a closed pipe): never report success for it
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:
+            continue  # closed before tm started (`>&-`): there was nowhere to write
+        try:
+            stream.flush()
+        except Exception:
+            # Output lost (a closed pipe): an I/O error, never the code of a verdict.
+            status = _EXIT_IO
     os._exit(status)

@@ -118,8 +118,8 @@ def verify(
     suspects: list[str] | None = None
     if paths is None and files_tree is not None:
         # git's own comparison first (C, parallel); our stat cache when git cannot tell.
-        if probe is None or not probe.compares(repo.workdir, view.commit_id):
-            probe = Probe(repo.workdir, files_tree)
+        if probe is None or not probe.compares(repo.git.path, repo.workdir, view.commit_id):
+            probe = Probe(repo.git.path, repo.workdir, files_tree)
         flagged = probe.result()
         if repo.tracked_gitattributes is None:
             repo.tracked_gitattributes = probe.tracked_gitattributes

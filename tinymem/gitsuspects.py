@@ -64,23 +64,36 @@ class _GitRun(threading.Thread):
 
 
 class Probe:
-    """git's comparison of the work tree with a files/ tree, running in the background."""
+    """git's comparison of the work tree with a files/ tree, running in the background.
 
-    def __init__(self, workdir: str, tree: str, commit: str | None = None) -> None:
+    git is told the repository and work tree explicitly: GIT_DIR or GIT_WORK_TREE in the
+    environment must not make it compare another directory than the one tm verifies.
+    """
+
+    def __init__(self, git_dir: str, workdir: str, tree: str, commit: str | None = None) -> None:
+        self.git_dir = git_dir
         self.workdir = workdir
         self.commit = commit  # the ledger commit whose files/ tree is compared, if known
         self.tracked_gitattributes: bool | None = None  # known once `result` has run
-        self._flags = _GitRun(workdir, "ls-files", "-v", "-z")
-        self._diff = _GitRun(workdir, "diff-index", "--no-renames", "--name-only", "-z", tree)
+        where = (f"--git-dir={git_dir}", f"--work-tree={workdir}")
+        self._flags = _GitRun(workdir, *where, "ls-files", "-v", "-z")
+        self._diff = _GitRun(
+            workdir, *where, "diff-index", "--no-renames", "--name-only", "-z", tree
+        )
 
-    def compares(self, workdir: str, commit: str | None) -> bool:
-        """Whether this probe is git's comparison for that work tree and ledger commit."""
-        if commit is None or commit != self.commit:
-            return False
+    def serves(self, git_dir: str, workdir: str) -> bool:
+        """Whether this probe reads that repository and work tree."""
         try:
-            return os.path.samefile(workdir, self.workdir)
+            return os.path.samefile(git_dir, self.git_dir) and os.path.samefile(
+                workdir, self.workdir
+            )
         except OSError:
             return False
+
+    def compares(self, git_dir: str, workdir: str, commit: str | None) -> bool:
+        """Whether this probe is git's comparison for that repository, work tree and ledger
+        commit."""
+        return commit is not None and commit == self.commit and self.serves(git_dir, workdir)
 
     def result(self) -> set[str] | None:
         """Paths that may differ from their snapshot, or None when git cannot tell us."""
@@ -94,19 +107,29 @@ class Probe:
 
 
 def start(cwd: str) -> Probe | None:
-    """Find the work tree and the ledger tip with one quick git call and start the comparison
-    with that tip's files/ tree; None when git cannot (not a work tree, not initialized).
+    """Find the repository, its work tree and the ledger tip with one quick git call and
+    start the comparison with that tip's files/ tree; None when git cannot (not a work tree,
+    not initialized).
 
-    The caller must read the State Map at `probe.commit`, not at the ref: the ref may move.
+    The caller must check `serves` against the repository it opened, and read the State Map
+    at `probe.commit`, not at the ref: the ref may move.
     """
-    out = _git(cwd, "rev-parse", "--show-toplevel", "--verify", "-q", f"{STATE_REF}^{{commit}}")
+    out = _git(
+        cwd,
+        "rev-parse",
+        "--absolute-git-dir",
+        "--show-toplevel",
+        "--verify",
+        "-q",
+        f"{STATE_REF}^{{commit}}",
+    )
     if out is None:
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) != 2:
+    if len(lines) != 3:
         return None
-    workdir, commit = os.path.normpath(lines[0]), lines[1]
-    return Probe(workdir, f"{commit}:files", commit)
+    git_dir, workdir, commit = os.path.normpath(lines[0]), os.path.normpath(lines[1]), lines[2]
+    return Probe(git_dir, workdir, f"{commit}:files", commit)
 
 
 def _lists_gitattributes(tags: bytes) -> bool:

@@ -80,6 +80,8 @@ def status_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
+    if probe is not None and not probe.serves(repo.git.path, repo.workdir):
+        probe = None  # git found another repository than ours (GIT_DIR, say)
     view = current(repo) if probe is None else view_at(repo, probe.commit)
     selected = _selection(repo, paths)
     wanted = None if selected is None else [p for p in view.files() if selected(p)]
@@ -135,7 +137,8 @@ def _status_rows(report: EtvReport, proposals: list[str], styled: bool) -> list[
         for d in report.drift:
             rows += ["", f"  {mark(lit(d.path), 'bold')}  ({lit(d.why)})"]
             rows += [
-                f"    STALE  {lit(e.symbol)}  {mark(f'{e.kind}, {e.why}', 'dim')}" for e in d.stale
+                f"    STALE  {lit(e.symbol)}  {mark(lit(f'{e.kind}, {e.why}'), 'dim')}"
+                for e in d.stale
             ]
             rows += [
                 f"    new    {lit(s)}  {mark('not in the State Map', 'dim')}" for s in d.new_symbols

@@ -47,6 +47,8 @@ def stdout_styled() -> bool:
     """Whether text for stdout gets rich's styling (rich's own test), answered without
     importing rich when stdout is plainly not a terminal and nothing forces colour: the
     common case of scripts, hooks and pipes, where rich would cost more than the command."""
+    if sys.stdout is None:
+        return False
     if "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
         try:
             if not sys.stdout.isatty():
@@ -60,7 +62,7 @@ def write_rows(rows: list[str], styled: bool) -> None:
     """Lines to stdout: through rich when `styled` (they hold markup), else as they are."""
     if styled:
         out().print("\n".join(rows))
-    else:
+    elif sys.stdout is not None:  # None: stdout was closed before tm started
         sys.stdout.write("".join(row + "\n" for row in rows))
         sys.stdout.flush()
 

@@ -13,8 +13,12 @@ MINIFIED_MEAN_LINE = 256
 _MINIFIED_MIN_BYTES = 4096
 
 
+def _lines(data: bytes) -> int:
+    return max(data.count(b"\n"), data.count(b"\r")) + 1  # \r alone: classic Mac endings
+
+
 def minified(data: bytes) -> bool:
-    lines = data.count(b"\n") + 1
+    lines = _lines(data)
     return len(data) >= _MINIFIED_MIN_BYTES and len(data) >= MINIFIED_MEAN_LINE * lines
 
 
@@ -31,7 +35,7 @@ def extract(path: str, data: bytes) -> Extraction:
     language = language_for_path(path)
     if language is not None:
         if minified(data):
-            mean = len(data) // (data.count(b"\n") + 1)
+            mean = len(data) // _lines(data)
             why = f"minified or generated code (lines average {mean} bytes): one entity, not parsed"
             return Extraction(language, METHOD_NONE, (), clean=True, reason=why)
         from tinymem.symbols.treesitter import extract_tree_sitter
