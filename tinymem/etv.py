@@ -117,7 +117,7 @@ def verify(
     files_tree = view.subtree(FILES)
     suspects: list[str] | None = None
     if paths is None and files_tree is not None:
-        # git's own comparison first (C, parallel); our stat cache when git cannot tell.
+        # git's own comparison first (C, over its index); our stat cache when git cannot tell.
         if probe is None or not probe.compares(repo.git.path, repo.workdir, view.commit_id):
             probe = Probe(repo.git.path, repo.workdir, files_tree)
         flagged = probe.result()
