@@ -19,44 +19,29 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import threading
 
+from tinymem.gitcmd import git_output, repo_git_output
 from tinymem.records import STATE_REF
-
-_TIMEOUT = 60
 
 # `ls-files -v` tags assume-unchanged entries in lower case and skip-worktree with "S".
 # (A literal NUL to anchor on keeps the scan in C at ~1 ms for 50,000 entries; `\A|` did not.)
 _HIDDEN_ENTRY = re.compile(rb"\x00[a-zS] ")
 
 
-def _git(cwd: str, *args: str) -> bytes | None:
-    try:
-        proc = subprocess.run(
-            ["git", "--no-optional-locks", "-c", "core.preloadIndex=false", *args],
-            cwd=cwd,
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
-
-
 class _GitRun(threading.Thread):
     """One git command on its own thread (subprocess releases the GIL while git runs).
     Plain threads, not concurrent.futures: that module imports logging, ~7 ms per run."""
 
-    def __init__(self, cwd: str, *args: str) -> None:
+    def __init__(self, git_dir: str, workdir: str, *args: str) -> None:
         super().__init__(daemon=True)  # an unused probe never delays exit
-        self.cwd, self.args = cwd, args
+        self.where, self.args = (git_dir, workdir), args
         self.out: bytes | None = None
         self.start()
 
     def run(self) -> None:
-        self.out = _git(self.cwd, *self.args)
+        # One core for git, the other for Python's imports: no preload threads.
+        self.out = repo_git_output(*self.where, "-c", "core.preloadIndex=false", *self.args)
 
     def result(self) -> bytes | None:
         self.join()
@@ -75,10 +60,9 @@ class Probe:
         self.workdir = workdir
         self.commit = commit  # the ledger commit whose files/ tree is compared, if known
         self.tracked_gitattributes: bool | None = None  # known once `result` has run
-        where = (f"--git-dir={git_dir}", f"--work-tree={workdir}")
-        self._flags = _GitRun(workdir, *where, "ls-files", "-v", "-z")
+        self._flags = _GitRun(git_dir, workdir, "ls-files", "-v", "-z")
         self._diff = _GitRun(
-            workdir, *where, "diff-index", "--no-renames", "--name-only", "-z", tree
+            git_dir, workdir, "diff-index", "--no-renames", "--name-only", "-z", tree
         )
 
     def serves(self, git_dir: str, workdir: str) -> bool:
@@ -114,7 +98,7 @@ def start(cwd: str) -> Probe | None:
     The caller must check `serves` against the repository it opened, and read the State Map
     at `probe.commit`, not at the ref: the ref may move.
     """
-    out = _git(
+    out = git_output(
         cwd,
         "rev-parse",
         "--absolute-git-dir",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 
 import pygit2
 
 from tinymem.errors import CorruptStateError, RepositoryError, UnsafePathError
+from tinymem.gitcmd import repo_git_output
 from tinymem.records import STATE_REF
 
 CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
@@ -52,17 +52,11 @@ class Repo:
             return self.tracked_gitattributes
         # Tracked .gitattributes anywhere: git answers from its index in C (a Python walk of
         # a 50,000-entry index costs ~0.4 s).
-        try:
-            found = subprocess.run(
-                ["git", "--no-optional-locks", "ls-files", "-z", "--", "*.gitattributes"],
-                cwd=self.workdir,
-                capture_output=True,
-                check=True,
-                timeout=60,
-            ).stdout
-        except (OSError, subprocess.SubprocessError):
-            return True  # cannot tell: let libgit2 apply whatever filters there are
-        return bool(found)
+        found = repo_git_output(
+            self.git.path, self.workdir, "ls-files", "-z", "--", "*.gitattributes"
+        )
+        # None: cannot tell, so let libgit2 apply whatever filters there are.
+        return found is None or bool(found)
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.workdir, rel)
