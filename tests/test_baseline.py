@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import PY_APP, git, tm, write
 
@@ -120,8 +123,36 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     assert f"Imported {n} tracked files" in proc.stdout
     assert len(json.loads(tm(repo, "state", "--json").stdout)["entities"]) == 2 * n
     assert tm(repo, "rebuild").returncode == 0
-    # Objects recorded and compressed in the workers went into one pack written here.
+    # Objects recorded and compressed in the workers went into one pack per worker.
     git(repo, "fsck", "--strict", "--no-dangling")
+    packs = repo / ".git" / "objects" / "pack"
+    assert not list(packs.glob("tmp_*"))
+    assert len(list(packs.glob("*.pack"))) <= (os.cpu_count() or 1) + 1
     assert git(repo, "cat-file", "-p", "refs/tinymem/state:entities/pkg0/m0.py/f0") == (
         "def f0():\n    return 0"
     )
+
+
+@pytest.mark.parametrize("files", [3, 420])  # in this process; in worker processes
+def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
+    repo: Path, files: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem import baseline
+    from tinymem.repository import open_repo
+
+    for i in range(files):
+        write(repo, f"m{i:03}.py", f"def f{i}():\n    return {i}\n")
+    git(repo, "add", ".")
+    real = baseline.record_file
+
+    def failing(*args: object, **kwargs: object) -> object:
+        if args[2].path == f"m{files - 1:03}.py":  # type: ignore[attr-defined]
+            raise OSError("disk full")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    # Worker processes are forked from this one, so they see the failing function too.
+    monkeypatch.setattr(baseline, "record_file", failing)
+    with pytest.raises(OSError, match="disk full"):
+        baseline.init(open_repo(str(repo)))
+    assert git(repo, "for-each-ref", "refs/tinymem") == ""
+    assert not list((repo / ".git" / "objects" / "pack").glob("*"))

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import hashlib
+import os
+import struct
 import tempfile
+import zlib
 from pathlib import Path
 
 import pygit2
@@ -13,41 +17,68 @@ from tinymem.gitobjects import (
     MODE_BLOB,
     PACK_THRESHOLD,
     ObjectWriter,
+    PackSpool,
     blob_id,
     diff_blobs,
     edit_tree,
+    pack_dir,
     pack_entry,
-    unpack_entry,
+    pack_index,
     walk_blobs,
 )
+
+_KINDS = {1: "commit", 2: "tree", 3: "blob"}
+
+
+def _unpack_entry(entry: bytes) -> tuple[str, bytes]:
+    # The reading side of git's pack entry format, written from its documentation.
+    kind = _KINDS[(entry[0] >> 4) & 0x07]
+    size, shift, i = entry[0] & 0x0F, 4, 0
+    while entry[i] & 0x80:
+        i += 1
+        size |= (entry[i] & 0x7F) << shift
+        shift += 7
+    data = zlib.decompress(entry[i + 1 :])
+    assert len(data) == size
+    return kind, data
 
 
 @given(st.sampled_from(["blob", "tree", "commit"]), st.binary(max_size=5000))
 def test_a_pack_entry_unpacks_to_its_object(kind: str, data: bytes) -> None:
-    assert unpack_entry(pack_entry(kind, data)) == (kind, data)
+    assert _unpack_entry(pack_entry(kind, data)) == (kind, data)
 
 
-@pytest.mark.parametrize("count", [3, PACK_THRESHOLD + 5, 2 * 4096 + 3])  # loose; one batch; three
-def test_objects_exported_by_one_writer_are_stored_by_another(repo: Path, count: int) -> None:
+@pytest.mark.parametrize("count", [3, PACK_THRESHOLD + 5, 2 * 4096 + 3])  # one batch or three
+def test_objects_spooled_by_workers_are_sealed_by_another_writer(repo: Path, count: int) -> None:
     git_repo = pygit2.Repository(str(repo))
-    worker = ObjectWriter(git_repo)
+    directory = pack_dir(git_repo)
     texts = [f"text {i}\n".encode() for i in range(count)]
-    ids = [worker.blob(t) for t in texts]
-    tree = worker.tree([(f"f{i}", 0o100644, oid) for i, oid in enumerate(ids)])
-    entries = worker.export()
-    assert len(entries) == count + 1 and not worker.export()  # handed over, not kept
+    parts = []
+    for worker_texts in (texts[: count // 2], texts[count // 2 :]):
+        spool = PackSpool(directory, "tmp_pack_test-")
+        worker = ObjectWriter(git_repo)
+        for t in worker_texts:
+            worker.blob(t)
+        worker.blob(texts[0])  # the same object in two spools is harmless
+        parts.append(worker.spool(spool))
+        worker.blob(texts[0])
+        parts.append(worker.spool(spool))  # appended to a spool once
+        assert not worker.spool(spool).index  # handed over, not kept
+        spool.close()
+    assert len(parts[1].index) == 0 and len(parts[3].index) == 0
 
     main = ObjectWriter(git_repo)
-    main.add_entries(entries)
-    main.add_entries(entries)  # the same objects from two workers are stored once
-    assert main.read(ids[0]) == texts[0]  # readable before the flush
-    assert [name for name, _, _ in main.tree_entries(tree)][:2] == ["f0", "f1"]
+    ids = [blob_id(t) for t in texts]
+    tree = main.tree([(f"f{i}", 0o100644, oid) for i, oid in enumerate(ids)])
+    for part in parts:
+        main.add_spooled(part)
     main.flush()
+    assert not [n for n in os.listdir(directory) if n.startswith("tmp_")]
     for oid, text in zip(ids, texts, strict=True):
-        assert oid == blob_id(text)
         assert bytes(git_repo.odb.read(oid)[1]) == text
     git(repo, "update-ref", "refs/tinymem/test", git(repo, "commit-tree", tree, "-m", "t").strip())
     git(repo, "fsck", "--strict", "--no-dangling")
+    git(repo, "verify-pack", *(str(p) for p in Path(directory).glob("*.idx")))
 
 
 _SEG = st.sampled_from(["a", "b", "c.py", "d"])
@@ -77,3 +108,37 @@ def test_diff_of_two_trees_is_what_changed_between_their_listings(
         got = list(diff_blobs(git_repo, a, b))
         assert len(got) == len(dict(got))  # each path once
         assert dict(got) == expected
+
+
+_OID = st.binary(min_size=20, max_size=20).map(bytes.hex)
+_PLACE = st.tuples(st.integers(0, 2**40), st.integers(0, 2**32 - 1))
+
+
+@given(st.dictionaries(_OID, _PLACE, max_size=60))
+def test_a_pack_index_finds_each_object_at_its_offset(places: dict[str, tuple[int, int]]) -> None:
+    # Read back as git's pack-format documentation describes a v2 index, including offsets
+    # past 2 GiB, which live in a separate 64-bit table.
+    index = [(oid, off, crc) for oid, (off, crc) in places.items()]
+    idx = pack_index(index, b"\x01" * 20)
+    assert idx[:8] == b"\xfftOc\x00\x00\x00\x02"
+    fanout = struct.unpack(">256I", idx[8 : 8 + 1024])
+    n = fanout[-1]
+    assert n == len(places)
+    pos = 8 + 1024
+    ids = [idx[pos + 20 * i : pos + 20 * (i + 1)].hex() for i in range(n)]
+    assert ids == sorted(places)
+    for b in range(256):
+        assert fanout[b] == sum(1 for oid in ids if int(oid[:2], 16) <= b)
+    pos += 20 * n
+    crcs = struct.unpack(f">{n}I", idx[pos : pos + 4 * n])
+    pos += 4 * n
+    small = struct.unpack(f">{n}I", idx[pos : pos + 4 * n])
+    pos += 4 * n
+    n_large = sum(1 for off in small if off & 0x80000000)
+    large = struct.unpack(f">{n_large}Q", idx[pos : pos + 8 * n_large])
+    pos += 8 * n_large
+    for i, oid in enumerate(ids):
+        off = large[small[i] & 0x7FFFFFFF] if small[i] & 0x80000000 else small[i]
+        assert (off, crcs[i]) == places[oid]
+    assert idx[pos : pos + 20] == b"\x01" * 20
+    assert hashlib.sha1(idx[: pos + 20]).digest() == idx[pos + 20 :]

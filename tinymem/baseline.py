@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tinymem.gitobjects import ObjectWriter
-from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode
+from tinymem.gitobjects import ObjectWriter, PackSpool, SpooledObjects, discard_spools, pack_dir
+from tinymem.ledger import Committed, Draft, Episode, commit_episode, encode_transitions
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import map_chunks, scan_chunk
@@ -48,14 +49,35 @@ class _ImportedChunk:
 
     edits: TreeEdits
     files: dict[str, dict[str, str | None]]
-    transitions: list[Transition]
+    transitions: str  # `encode_transitions`
     imported: list[str]
     skipped: list[tuple[str, str]]
-    objects: dict[str, bytes]  # new objects as compressed pack entries
+    objects: SpooledObjects  # the new objects, already in this process's pack spool
+
+
+# The pack spool of the import running in this process. A worker process keeps its spool
+# across chunks, so a large import writes one pack per worker, and the main process never
+# handles those objects' bytes; it only seals the spools (`ObjectWriter.add_spooled`).
+_spool: PackSpool | None = None
+
+
+def _spool_for(repo: Repo, prefix: str) -> PackSpool:
+    global _spool
+    if _spool is None or not os.path.basename(_spool.path).startswith(prefix):
+        _release_spool()
+        _spool = PackSpool(pack_dir(repo.git), prefix)
+    return _spool
+
+
+def _release_spool() -> None:
+    global _spool
+    if _spool is not None:
+        _spool.close()
+        _spool = None
 
 
 def _import_chunk(
-    repo: Repo, paths: Sequence[str], episode_id: str, episode_time: str
+    repo: Repo, paths: Sequence[str], episode_id: str, episode_time: str, spool_prefix: str
 ) -> _ImportedChunk:
     # Runs in a worker process for large trees: reading, parsing, recording and compressing
     # every file is the bulk of an import, and none of it depends on another file.
@@ -79,9 +101,9 @@ def _import_chunk(
         )
         apply_update(writer, update, episode, edits)
         imported.append(item.path)
-    return _ImportedChunk(
-        edits, episode.files, episode.transitions, imported, skipped, writer.export()
-    )
+    objects = writer.spool(_spool_for(repo, spool_prefix))
+    transitions = encode_transitions(episode.transitions)
+    return _ImportedChunk(edits, episode.files, transitions, imported, skipped, objects)
 
 
 def init(repo: Repo, progress: Progress | None = None) -> InitResult:
@@ -104,16 +126,24 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
                 result.skipped.append((path, why))
         done = len(result.skipped)
         readable = [p for p, why in todo if why is None]
-        for part in map_chunks(repo, readable, _import_chunk, episode.id, episode.time):
-            writer.add_entries(part.objects)
-            edits.update(part.edits)
-            episode.files.update(part.files)
-            episode.transitions.extend(part.transitions)
-            result.imported.extend(part.imported)
-            result.skipped.extend(part.skipped)
-            done += len(part.imported) + len(part.skipped)
-            if progress is not None:
-                progress(done, total)
+        prefix = f"tmp_pack_tm-{episode.id}-"
+        try:
+            chunks = map_chunks(repo, readable, _import_chunk, episode.id, episode.time, prefix)
+            for part in chunks:
+                writer.add_spooled(part.objects)
+                edits.update(part.edits)
+                episode.files.update(part.files)
+                episode.encoded_transitions.append(part.transitions)
+                result.imported.extend(part.imported)
+                result.skipped.extend(part.skipped)
+                done += len(part.imported) + len(part.skipped)
+                if progress is not None:
+                    progress(done, total)
+        except BaseException:
+            discard_spools(pack_dir(repo.git), prefix)
+            raise
+        finally:
+            _release_spool()  # the spool of a small import, which ran in this process
         if progress is not None:
             progress(total, total)
         episode.summary = f"imported {len(result.imported)} tracked files"

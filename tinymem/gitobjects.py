@@ -8,17 +8,22 @@ single pack with its v2 index. Readers (libgit2, git) pick new packs up on their
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import struct
+import sys
 import tempfile
-import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import itemgetter
 from typing import Final
 
 import pygit2
+from zlib_ng import zlib_ng
 
 MODE_BLOB: Final = 0o100644
 MODE_EXEC: Final = 0o100755
@@ -62,22 +67,31 @@ def serialize_tree(entries: Iterable[tuple[str, int, str]]) -> bytes:
     return bytes(out)
 
 
+@dataclass(frozen=True)
+class SpooledObjects:
+    """Objects appended to a pack spool, possibly by another process: the spool file and each
+    object's (id, offset, crc32) in it, which is what its index needs."""
+
+    path: str
+    index: list[tuple[str, int, int]]
+
+
 @dataclass
 class ObjectWriter:
     """Buffers new objects; `flush` makes them durable in the repository's object database."""
 
     repo: pygit2.Repository
     _pending: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-    # Objects already compressed as pack entries (`export` in a worker process, then
-    # `add_entries` here): the compression ran in parallel, only the pack is written here.
-    _entries: dict[str, bytes] = field(default_factory=dict)
+    # Pack spools that worker processes filled (`tm init`): sealed as packs by `flush`, so the
+    # main process never handles their bytes. Spool path -> its objects.
+    _spooled: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
 
     def add(self, kind: str, data: bytes, *, known: bool = False) -> str:
         """Queue an object. `known=True` when it probably exists already (a tracked file's
         snapshot): then the object database is asked first. Otherwise asking would cost a
         lookup per new object, and a duplicate in our pack is harmless (gc folds it)."""
         oid = object_id(kind, data)
-        if oid in self._pending or oid in self._entries:
+        if oid in self._pending:
             return oid
         if not (known and oid in self.repo.odb):
             self._pending[oid] = (kind, data)
@@ -89,52 +103,51 @@ class ObjectWriter:
     def tree(self, entries: Iterable[tuple[str, int, str]]) -> str:
         return self.add("tree", serialize_tree(entries))
 
-    def export(self) -> dict[str, bytes]:
-        """Hand the queued objects over as compressed pack entries (id -> entry), for another
-        writer's `add_entries`; they are no longer queued here."""
-        out = {oid: pack_entry(kind, data) for oid, (kind, data) in self._pending.items()}
+    def spool(self, spool: PackSpool) -> SpooledObjects:
+        """Append the queued objects to `spool` (compressed here, in this process); they are
+        no longer queued. Another writer's `add_spooled` then makes them part of its flush."""
+        part = spool.append(self._compressed())
         self._pending.clear()
-        return out
+        return part
 
-    def add_entries(self, entries: Mapping[str, bytes]) -> None:
-        for oid, entry in entries.items():
-            if oid not in self._pending:
-                self._entries.setdefault(oid, entry)
+    def add_spooled(self, part: SpooledObjects) -> None:
+        self._spooled.setdefault(part.path, []).extend(part.index)
 
     def read(self, oid: str) -> bytes:
         pending = self._pending.get(oid)
         if pending is not None:
             return pending[1]
-        entry = self._entries.get(oid)
-        if entry is not None:
-            return unpack_entry(entry)[1]
         obj = self.repo.odb.read(oid)
         return bytes(obj[1])
 
     def tree_entries(self, oid: str) -> list[tuple[str, int, str]]:
         """Entries of a tree that may still be pending or already stored."""
-        if oid in self._pending or oid in self._entries:
+        if oid in self._pending:
             return list(parse_tree(self.read(oid)))
         return [(e.name or "", e.filemode, str(e.id)) for e in read_tree(self.repo, oid)]
 
     def flush(self) -> None:
-        if not self._pending and not self._entries:
+        for path, index in self._spooled.items():
+            finish_pack(path, index)
+        self._spooled.clear()
+        if not self._pending:
             return
-        if len(self._pending) + len(self._entries) < PACK_THRESHOLD:
+        if len(self._pending) < PACK_THRESHOLD:
             for kind, data in self._pending.values():
                 self.repo.odb.write(_PYGIT2_TYPES[kind], data)
-            for entry in self._entries.values():
-                kind, data = unpack_entry(entry)
-                self.repo.odb.write(_PYGIT2_TYPES[kind], data)
         else:
-            from tinymem.repository import common_git_dir
-
-            entries = self._entries
-            entries.update(self.export())
-            # Linked worktrees share the common dir's object database.
-            write_pack(os.path.join(common_git_dir(self.repo), "objects", "pack"), entries)
+            write_pack(pack_dir(self.repo), self._compressed())
         self._pending.clear()
-        self._entries = {}
+
+    def _compressed(self) -> dict[str, bytes]:
+        return {oid: pack_entry(kind, data) for oid, (kind, data) in self._pending.items()}
+
+
+def pack_dir(repo: pygit2.Repository) -> str:
+    from tinymem.repository import common_git_dir
+
+    # Linked worktrees share the common dir's object database.
+    return os.path.join(common_git_dir(repo), "objects", "pack")
 
 
 def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
@@ -178,91 +191,144 @@ def _pack_header(type_code: int, size: int) -> bytes:
 
 def pack_entry(kind: str, data: bytes) -> bytes:
     """One object as it is stored in a pack: type-and-size header, then zlib data."""
-    return _pack_header(_TYPE_CODES[kind], len(data)) + zlib.compress(data, 1)
+    return _pack_header(_TYPE_CODES[kind], len(data)) + zlib_ng.compress(data, 1)
 
 
-def unpack_entry(entry: bytes) -> tuple[str, bytes]:
-    """(kind, data) of a `pack_entry`."""
-    code = (entry[0] >> 4) & 0x07
-    i = 0
-    while entry[i] & 0x80:
-        i += 1
-    return _TYPE_NAMES[code], zlib.decompress(entry[i + 1 :])
+class PackSpool:
+    """A pack being written one batch of entries at a time by one process; `finish_pack` seals
+    it (in any process) once nothing more is appended. Until then it is a `tmp_pack_` file,
+    which git ignores and `git gc` cleans up if we die."""
+
+    def __init__(self, directory: str, prefix: str = "tmp_pack_") -> None:
+        os.makedirs(directory, exist_ok=True)
+        fd, self.path = tempfile.mkstemp(prefix=prefix, dir=directory)
+        self._file = os.fdopen(fd, "wb")
+        self._file.write(_PACK_HEAD + struct.pack(">I", 0))  # the count is set by finish_pack
+        self._end = _PACK_HEAD_SIZE
+        self._stored: set[str] = set()
+
+    def append(self, entries: Mapping[str, bytes]) -> SpooledObjects:
+        """Write `pack_entry`s (id -> entry) not yet in this spool; the bytes are handed to the
+        OS before this returns, so another process can seal the spool."""
+        oids = [oid for oid in entries if oid not in self._stored]
+        self._stored.update(oids)
+        chunks = [entries[oid] for oid in oids]
+        # In batches, so the per-object work (write, crc, length) runs in C loops.
+        crcs: list[int] = []
+        offsets: list[int] = []
+        end = self._end
+        for i in range(0, len(chunks), 4096):
+            batch = chunks[i : i + 4096]
+            self._file.write(b"".join(batch))
+            crcs += map(zlib_ng.crc32, batch)
+            lengths = list(map(len, batch))
+            offsets += accumulate(lengths[:-1], initial=end)
+            end += sum(lengths)
+        self._file.flush()
+        self._end = end
+        return SpooledObjects(self.path, list(zip(oids, offsets, crcs, strict=True)))
+
+    def close(self) -> None:
+        self._file.close()
 
 
-def write_pack(pack_dir: str, entries: Mapping[str, bytes]) -> str:
-    """Write objects (id -> `pack_entry`) as one pack with a v2 index; returns the pack name.
+_PACK_HEAD: Final = b"PACK" + struct.pack(">I", 2)
+_PACK_HEAD_SIZE: Final = 12
+
+
+def finish_pack(path: str, index: Sequence[tuple[str, int, int]]) -> str:
+    """Seal a spool written by `PackSpool` as a pack with its v2 index, given every object in
+    it as (id, offset, crc32), each once; returns the pack name ("" when it holds nothing).
+    The spool file is gone afterwards.
 
     The index is renamed into place after the pack, so a concurrent reader never sees an index
     without its pack.
     """
-    os.makedirs(pack_dir, exist_ok=True)
-    fd, tmp_pack = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
+    directory = os.path.dirname(path)
     try:
+        if not index:
+            return ""  # nothing was spooled: no pack
         pack_hash = hashlib.sha1()
-        oids = list(entries)
-        chunks = list(entries.values())
-        with os.fdopen(fd, "wb") as f:
-            head = b"PACK" + struct.pack(">II", 2, len(chunks))
-            f.write(head)
-            pack_hash.update(head)
-            # In batches, so the per-object work (write, hash, crc, length) runs in C loops.
-            crcs: list[int] = []
-            starts = [len(head)]
-            for i in range(0, len(chunks), 4096):
-                batch = chunks[i : i + 4096]
-                data = b"".join(batch)
-                f.write(data)
-                pack_hash.update(data)
-                crcs += map(zlib.crc32, batch)
-                ends = accumulate(map(len, batch), initial=starts[-1])
-                next(ends)  # the batch's first start is already the last entry of `starts`
-                starts += ends
+        with open(path, "r+b") as f:
+            f.seek(len(_PACK_HEAD))
+            f.write(struct.pack(">I", len(index)))
+            f.seek(0)
+            while block := f.read(1 << 20):
+                pack_hash.update(block)
             pack_sum = pack_hash.digest()
             f.write(pack_sum)
             f.flush()
             os.fsync(f.fileno())
-        # Built column by column with one struct call each: per-object appends cost ~1 s
-        # for the 300,000 objects of a 50,000-file baseline.
-        offsets = {oid: (starts[i], crcs[i]) for i, oid in enumerate(oids)}
-        ids = sorted(offsets)
-        n = len(ids)
-        fanout = [0] * 256
-        for oid in ids:
-            fanout[int(oid[:2], 16)] += 1
-        for i in range(1, 256):
-            fanout[i] += fanout[i - 1]
-        places = [offsets[oid] for oid in ids]
-        small = [off if off < 0x80000000 else -1 for off, _ in places]
-        large = [off for off, _ in places if off >= 0x80000000]
-        k = 0
-        for i, off in enumerate(small):
-            if off < 0:
-                small[i] = 0x80000000 | k
-                k += 1
-        idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
-        idx += struct.pack(">256I", *fanout)
-        idx += bytes.fromhex("".join(ids))
-        idx += struct.pack(f">{n}I", *(crc for _, crc in places))
-        idx += struct.pack(f">{n}I", *small)
-        idx += struct.pack(f">{len(large)}Q", *large)
-        idx += pack_sum
-        idx += hashlib.sha1(idx).digest()
         name = "pack-" + pack_sum.hex()
-        final_pack = os.path.join(pack_dir, name + ".pack")
-        os.chmod(tmp_pack, 0o444)
-        os.replace(tmp_pack, final_pack)
-        fd_idx, tmp_idx = tempfile.mkstemp(prefix="tmp_idx_", dir=pack_dir)
+        idx = pack_index(index, pack_sum)
+        os.chmod(path, 0o444)
+        os.replace(path, os.path.join(directory, name + ".pack"))
+        fd_idx, tmp_idx = tempfile.mkstemp(prefix="tmp_idx_", dir=directory)
         with os.fdopen(fd_idx, "wb") as f:
             f.write(idx)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp_idx, 0o444)
-        os.replace(tmp_idx, os.path.join(pack_dir, name + ".idx"))
+        os.replace(tmp_idx, os.path.join(directory, name + ".idx"))
         return name
     finally:
-        if os.path.exists(tmp_pack):
-            os.unlink(tmp_pack)
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def pack_index(index: Iterable[tuple[str, int, int]], pack_sum: bytes) -> bytes:
+    # Column by column, in C loops (sort, map, bisect, array): per-object Python work cost
+    # ~1 s for the 300,000 objects of a 50,000-file baseline.
+    ordered = sorted(index, key=itemgetter(0))
+    ids = list(map(itemgetter(0), ordered))
+    offsets = list(map(itemgetter(1), ordered))
+    crcs = array("I", map(itemgetter(2), ordered))
+    n = len(ids)
+    fanout = [bisect_left(ids, f"{b + 1:02x}") for b in range(255)] + [n]
+    if offsets and max(offsets) >= 0x80000000:
+        small = array("I", [off if off < 0x80000000 else 0 for off in offsets])
+        large = array("Q", [off for off in offsets if off >= 0x80000000])
+        k = 0
+        for i, off in enumerate(offsets):
+            if off >= 0x80000000:
+                small[i] = 0x80000000 | k  # the offset's place in the 64-bit table
+                k += 1
+    else:
+        small, large = array("I", offsets), array("Q")
+    if sys.byteorder == "little":
+        for column in (crcs, small, large):
+            column.byteswap()  # the index is big-endian
+    idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+    idx += struct.pack(">256I", *fanout)
+    idx += bytes.fromhex("".join(ids))
+    idx += crcs.tobytes()
+    idx += small.tobytes()
+    idx += large.tobytes()
+    idx += pack_sum
+    idx += hashlib.sha1(idx).digest()
+    return bytes(idx)
+
+
+def write_pack(directory: str, entries: Mapping[str, bytes]) -> str:
+    """Write objects (id -> `pack_entry`) as one pack with a v2 index; returns the pack name."""
+    spool = PackSpool(directory)
+    try:
+        part = spool.append(entries)
+    except BaseException:
+        spool.close()
+        os.unlink(spool.path)
+        raise
+    spool.close()
+    return finish_pack(part.path, part.index)
+
+
+def discard_spools(directory: str, prefix: str) -> None:
+    """Remove the unsealed spools named with `prefix` (an import that failed part-way)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(directory):
+            if name.startswith(prefix):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
 
 
 # A change to a tree: path -> (mode, id) to set, or None to remove.
