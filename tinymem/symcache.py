@@ -6,6 +6,7 @@ never an error: the cache can always be deleted and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -101,19 +102,28 @@ class SymbolCache:
         self.put(key, ex)
         return ex
 
-    def close(self) -> None:
-        if self._db is None:
+    def commit(self) -> None:
+        """Store what was extracted since the last commit (and forget what was prefetched, so a
+        long-lived cache does not grow)."""
+        self._prefetched.clear()
+        if self._db is None or not self._pending:
+            self._pending.clear()
             return
         try:
-            if self._pending:
-                with self._db:
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO symbols (key, value) VALUES (?, ?)", self._pending
-                    )
-            self._db.close()
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO symbols (key, value) VALUES (?, ?)", self._pending
+                )
         except sqlite3.Error:
             pass
         self._pending.clear()
+
+    def close(self) -> None:
+        self.commit()
+        if self._db is None:
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
         self._db = None
 
 
