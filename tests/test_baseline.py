@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,27 @@ def test_binary_oversize_and_unparsable_files(repo: Path) -> None:
     assert broken["ok"]["confidence"] == "INFERRED"
     assert "line 4" in str(broken["ok"]["reason"])
     assert [e["symbol"] for e in by_path["empty.py"]] == ["@file"]
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_refused_by_name(repo: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.py")  # Latin-1 bytes, as an old checkout may have them
+    write(repo, name, "def f():\n    return 1\n")
+    write(repo, "ok.py", "def g():\n    return 2\n")
+    git(repo, "add", ".")
+    proc = tm(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    assert "Imported 1 tracked files" in proc.stdout
+    assert "skipped caf\\xe9.py: its name is not UTF-8" in proc.stderr
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["details"]["skipped"][0]["path"] == "caf\\xe9.py"
+    assert tm(repo, "status", "--check").returncode == 0
+    # Named by the user: refused in one sentence, not an internal error.
+    for args in (["adopt", name], ["state", name]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tinymem", *args], cwd=repo, capture_output=True, check=False
+        )
+        assert proc.returncode == 11, proc.stderr
+        assert b"is not UTF-8" in proc.stderr and b"Traceback" not in proc.stderr
 
 
 def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> None:

@@ -92,6 +92,7 @@ def test_accepts_and_normalizes(tree: Path, candidate: str, expected: str) -> No
         ("a\u202eyp.exe", "U+202E"),  # right-to-left override
         (".g\u200cit/config", "U+200C"),  # HFS+ ignores it: this would be .git
         ("\ufeffa.py", "U+FEFF"),
+        ("caf\udce9.py", "not UTF-8"),  # os.fsdecode(b"caf\xe9.py")
         ("/etc/passwd", "absolute"),
         ("//server/share", "absolute"),
         ("\\\\server\\share\\x", "absolute"),

@@ -109,13 +109,13 @@ def repo_relative(workdir: str, candidate: str) -> str:
 
     Accepts and normalizes: a leading `./`, duplicate slashes, backslashes as separators,
     whitespace at either end. Raises `UnsafePathError` (one sentence) for: an empty path, control
-    or invisible formatting characters, absolute paths (`/x`, `C:\\x`, `\\\\server`), a leading
-    `~` (home directory), a colon anywhere (drive letters, NTFS streams, URLs, and it would
-    collide with the `path::symbol` key separator), any `..` component or a component made only
-    of dots and spaces (Windows reads `...` and `.. ` as `..`), any `.git` component or alias
-    (`.GIT`, `.git.`, `.git `, `git~1`, `.git::$INDEX_ALLOCATION`), the work tree root itself,
-    and an existing symlink prefix that resolves outside the work tree, into `.git/`, or
-    nowhere (loop).
+    or invisible formatting characters, a name that is not UTF-8, absolute paths (`/x`, `C:\\x`,
+    `\\\\server`), a leading `~` (home directory), a colon anywhere (drive letters, NTFS streams,
+    URLs, and it would collide with the `path::symbol` key separator), any `..` component or a
+    component made only of dots and spaces (Windows reads `...` and `.. ` as `..`), any `.git`
+    component or alias (`.GIT`, `.git.`, `.git `, `git~1`, `.git::$INDEX_ALLOCATION`), the work
+    tree root itself, and an existing symlink prefix that resolves outside the work tree, into
+    `.git/`, or nowhere (loop).
     """
     if not isinstance(candidate, str):
         raise _refuse(repr(candidate), "it is not text")
@@ -125,6 +125,9 @@ def repo_relative(workdir: str, candidate: str) -> str:
     bad = next((ch for ch in text if _is_forbidden_char(ch)), None)
     if bad is not None:
         raise _refuse(candidate, f"it contains the control or invisible character U+{ord(bad):04X}")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        # Python's stand-ins for bytes that are not UTF-8 (os.fsdecode, pygit2).
+        raise _refuse(candidate, "its name is not UTF-8; tm records UTF-8 names only")
     if text[0] in "/\\":
         raise _refuse(candidate, "it is absolute; name a path inside the repository")
     if _DRIVE_RE.match(text):
