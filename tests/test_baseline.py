@@ -117,6 +117,12 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_refused_by_name(repo: Path)
     episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
     assert episode["details"]["skipped"][0]["path"] == "caf\\xe9.py"
     assert tm(repo, "status", "--check").returncode == 0
+    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    again = tm(repo, "init")
+    assert "already initialized: all 1 tracked files are in the State Map (1 skipped" in (
+        again.stdout
+    )
+    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip  # no empty episode
     # Named by the user: refused in one sentence, not an internal error.
     for args in (["adopt", name], ["state", name]):
         proc = subprocess.run(

@@ -134,14 +134,16 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
         known = set(view.meta_paths()) if view.commit_id else set()
         todo = [(p, why) for p, why in candidates if p not in known]
         result.already = len(candidates) - len(todo)
-        if view.commit_id is not None and not todo:
-            return None  # idempotent: nothing new to import
-        episode = Episode(kind="init", summary="")
-        edits: TreeEdits = {}
-        total = len(todo)
         for path, why in todo:
             if why is not None:
                 result.skipped.append((path, why))
+        if view.commit_id is not None and len(result.skipped) == len(todo):
+            # Idempotent: nothing new that tm can record (symlinks, submodules and names that
+            # are not UTF-8 are skipped again, and need no episode to say so).
+            return None
+        episode = Episode(kind="init", summary="")
+        edits: TreeEdits = {}
+        total = len(todo)
         done = len(result.skipped)
         readable = [p for p, why in todo if why is None]
         prefix = f"tmp_pack_tm-{episode.id}-"

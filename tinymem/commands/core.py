@@ -52,8 +52,12 @@ def init_cmd(
     if quiet:
         return
     if result.committed is None:
+        skipped = (
+            f" ({len(result.skipped)} skipped: tm cannot record them)" if result.skipped else ""
+        )
         out().print(
-            f"tm is already initialized: all {result.already} tracked files are in the State Map."
+            f"tm is already initialized: all {result.already} tracked files are in the State Map"
+            f"{skipped}."
         )
         return
     out().print(
