@@ -54,23 +54,3 @@ def test_a_file_record_reads_back_as_written_with_sorted_keys(
     assert FileMeta.from_bytes(data) == meta
     # Written without sort_keys, in sorted order all the same (git show stays diffable).
     assert data == json.dumps(json.loads(data), sort_keys=True, ensure_ascii=False).encode() + b"\n"
-
-
-def test_a_record_that_spells_out_empty_fields_reads_as_one_that_leaves_them_out() -> None:
-    full = {
-        "artifact": "a" * 40,
-        "base": None,
-        "confidence": "CONFIRMED",
-        "episode": "e1",
-        "kind": "function",
-        "reason": None,
-        "source": "disk",
-        "span": [0, 9],
-        "state": "AUTHORITATIVE",
-        "superseded": [],
-        "time": "t",
-    }
-    short = {k: v for k, v in full.items() if k not in ("base", "reason", "superseded")}
-    record = EntityRecord.from_json("f", full)
-    assert record == EntityRecord.from_json("f", short)
-    assert record.to_json() == short

@@ -84,23 +84,20 @@ class EntityRecord:
     superseded: tuple[str, ...] = ()  # earlier artifacts, oldest first
 
     def to_json(self) -> dict[str, Any]:
-        # Keys in sorted order (FileMeta.to_bytes relies on it). Empty optional fields are left
-        # out and read back as their defaults: 13% of a baseline's metadata bytes.
-        doc: dict[str, Any] = {"artifact": self.artifact}
-        if self.base is not None:
-            doc["base"] = self.base
-        doc["confidence"] = self.confidence.value
-        doc["episode"] = self.episode
-        doc["kind"] = self.kind
-        if self.reason is not None:
-            doc["reason"] = self.reason
-        doc["source"] = self.source.value
-        doc["span"] = [self.start, self.end]
-        doc["state"] = self.state.value
-        if self.superseded:
-            doc["superseded"] = list(self.superseded)
-        doc["time"] = self.time
-        return doc
+        # Keys in sorted order: FileMeta.to_bytes relies on it.
+        return {
+            "artifact": self.artifact,
+            "base": self.base,
+            "confidence": self.confidence.value,
+            "episode": self.episode,
+            "kind": self.kind,
+            "reason": self.reason,
+            "source": self.source.value,
+            "span": [self.start, self.end],
+            "state": self.state.value,
+            "superseded": list(self.superseded),
+            "time": self.time,
+        }
 
     @classmethod
     def from_json(cls, symbol: str, raw: dict[str, Any]) -> EntityRecord:
