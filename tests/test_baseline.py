@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -119,9 +120,8 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_refused_by_name(repo: Path)
     assert tm(repo, "status", "--check").returncode == 0
     tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
     again = tm(repo, "init")
-    assert "already initialized: all 1 tracked files are in the State Map (1 skipped" in (
-        again.stdout
-    )
+    assert "already initialized: all 1 tracked files it can record" in again.stdout
+    assert "skipped caf\\xe9.py: its name is not UTF-8" in again.stderr
     assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip  # no empty episode
     # Named by the user: refused in one sentence, not an internal error.
     for args in (["adopt", name], ["state", name]):
@@ -162,26 +162,67 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     )
 
 
+@pytest.mark.parametrize("where", ["recording", "progress", "tree"])
 @pytest.mark.parametrize("files", [3, 420])  # in this process; in worker processes
 def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
-    repo: Path, files: int, monkeypatch: pytest.MonkeyPatch
+    repo: Path, files: int, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tinymem import baseline
+    from tinymem import baseline, ledger
     from tinymem.repository import open_repo
 
     for i in range(files):
         write(repo, f"m{i:03}.py", f"def f{i}():\n    return {i}\n")
     git(repo, "add", ".")
-    real = baseline.record_file
+    progress = None
+    if where == "recording":  # in a worker, while the other one goes on
+        real = baseline.record_file
 
-    def failing(*args: object, **kwargs: object) -> object:
-        if args[2].path == f"m{files - 1:03}.py":  # type: ignore[attr-defined]
+        def failing(*args: object, **kwargs: object) -> object:
+            if args[2].path == f"m{files - 1:03}.py":  # type: ignore[attr-defined]
+                raise OSError("disk full")
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        # Worker processes are forked from this one, so they see the failing function too.
+        monkeypatch.setattr(baseline, "record_file", failing)
+    elif where == "progress":  # in this process, while a worker is still busy
+        real = baseline.record_file
+
+        def slow(*args: object, **kwargs: object) -> object:
+            if args[2].path == "m064.py":  # type: ignore[attr-defined]
+                time.sleep(1)  # the second chunk: its spool appears after the failure
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(baseline, "record_file", slow)
+
+        def progress(done: int, total: int) -> None:
             raise OSError("disk full")
-        return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    # Worker processes are forked from this one, so they see the failing function too.
-    monkeypatch.setattr(baseline, "record_file", failing)
+    else:  # after every file was recorded, before anything is sealed
+
+        def edit_tree(*args: object) -> str:
+            raise OSError("disk full")
+
+        monkeypatch.setattr(ledger, "edit_tree", edit_tree)
     with pytest.raises(OSError, match="disk full"):
-        baseline.init(open_repo(str(repo)))
+        baseline.init(open_repo(str(repo)), progress)
     assert git(repo, "for-each-ref", "refs/tinymem") == ""
     assert not list((repo / ".git" / "objects" / "pack").glob("*"))
+
+
+def test_a_small_import_writes_loose_objects_and_a_rerun_without_news_no_episode(
+    repo: Path,
+) -> None:
+    write(repo, "a.py", "def a():\n    return 1\n")
+    write(repo, "gone.py", "def g():\n    return 2\n")
+    git(repo, "add", ".")
+    (repo / "gone.py").unlink()  # tracked, but missing from the work tree
+    assert tm(repo, "init").returncode == 0
+    packs = repo / ".git" / "objects" / "pack"
+    assert not list(packs.glob("*"))  # a handful of objects: loose, like git's own
+    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    again = tm(repo, "init")
+    assert again.returncode == 0, again.stderr
+    assert "skipped gone.py: missing from the work tree" in again.stderr
+    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip
+    assert not list(packs.glob("*"))
+    git(repo, "fsck", "--strict", "--no-dangling")

@@ -147,8 +147,8 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
         done = len(result.skipped)
         readable = [p for p, why in todo if why is None]
         prefix = f"tmp_pack_tm-{episode.id}-"
+        chunks = map_chunks(repo, readable, _import_chunk, episode.id, episode.time, prefix)
         try:
-            chunks = map_chunks(repo, readable, _import_chunk, episode.id, episode.time, prefix)
             for part in chunks:
                 writer.add_spooled(part.objects)
                 edits.update(part.edits)
@@ -160,10 +160,13 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
                 if progress is not None:
                     progress(done, total)
         except BaseException:
+            chunks.close()  # no worker may still be writing a spool when they are removed
+            _release_spool()
             discard_spools(pack_dir(repo.git), prefix)
             raise
-        finally:
-            _release_spool()  # the spool of a small import, which ran in this process
+        _release_spool()  # the spool of a small import, which ran in this process
+        if view.commit_id is not None and not result.imported:
+            return None  # nothing new could be read: no episode (commit_episode drops spools)
         if progress is not None:
             progress(total, total)
         episode.summary = f"imported {len(result.imported)} tracked files"

@@ -127,9 +127,22 @@ class ObjectWriter:
         return [(e.name or "", e.filemode, str(e.id)) for e in read_tree(self.repo, oid)]
 
     def flush(self) -> None:
-        for path, index in self._spooled.items():
-            finish_pack(path, index)
-        self._spooled.clear()
+        spooled = sum(len(index) for index in self._spooled.values())
+        loose_spools = len(self._pending) + spooled < PACK_THRESHOLD
+        try:
+            while self._spooled:
+                path, index = next(iter(self._spooled.items()))
+                if loose_spools:
+                    # A small import: loose objects, as git would write them, not a tiny pack.
+                    for kind, data in read_spool(path, index):
+                        self.repo.odb.write(_PYGIT2_TYPES[kind], data)
+                    os.unlink(path)
+                else:
+                    finish_pack(path, index)
+                del self._spooled[path]
+        except BaseException:
+            self.discard()
+            raise
         if not self._pending:
             return
         if len(self._pending) < PACK_THRESHOLD:
@@ -138,6 +151,14 @@ class ObjectWriter:
         else:
             write_pack(pack_dir(self.repo), self._compressed())
         self._pending.clear()
+
+    def discard(self) -> None:
+        """Forget what is queued and remove the spools not sealed yet (the episode failed)."""
+        self._pending.clear()
+        for path in self._spooled:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self._spooled.clear()
 
     def _compressed(self) -> dict[str, bytes]:
         return {oid: pack_entry(kind, data) for oid, (kind, data) in self._pending.items()}
@@ -194,10 +215,29 @@ def pack_entry(kind: str, data: bytes) -> bytes:
     return _pack_header(_TYPE_CODES[kind], len(data)) + zlib_ng.compress(data, 1)
 
 
+def unpack_entry(entry: bytes) -> tuple[str, bytes]:
+    """(kind, data) of a `pack_entry`."""
+    i = 0
+    while entry[i] & 0x80:
+        i += 1
+    return _TYPE_NAMES[(entry[0] >> 4) & 0x07], zlib_ng.decompress(entry[i + 1 :])
+
+
+def read_spool(path: str, index: Sequence[tuple[str, int, int]]) -> Iterator[tuple[str, bytes]]:
+    """(kind, data) of every object in a spool, given its index (as for `finish_pack`)."""
+    with open(path, "rb") as f:
+        content = f.read()
+    starts = sorted(offset for _, offset, _ in index)
+    for start, end in zip(starts, [*starts[1:], len(content)], strict=True):
+        yield unpack_entry(content[start:end])
+
+
 class PackSpool:
     """A pack being written one batch of entries at a time by one process; `finish_pack` seals
     it (in any process) once nothing more is appended. Until then it is a `tmp_pack_` file,
-    which git ignores and `git gc` cleans up if we die."""
+    which git ignores and `git gc` removes once it is two weeks old, if we die. (So a
+    `git gc --prune=now` during a long `tm init` makes the init fail when it seals; no ref
+    has moved by then.)"""
 
     def __init__(self, directory: str, prefix: str = "tmp_pack_") -> None:
         os.makedirs(directory, exist_ok=True)

@@ -181,21 +181,26 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
         tip = repo.state_tip()
         view = StateView(repo.git, tip)
         writer = ObjectWriter(repo.git)
-        draft = operation(view, writer)
-        if draft is None:
-            return None
-        episode = draft.episode
-        episode.who = episode.who or f"{sig.name} <{sig.email}>"
-        episode_entries = [
-            (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
-        ]
-        episode_entries.append((EPISODE_FILE, MODE_BLOB, writer.blob(episode.to_bytes())))
-        changes: TreeChanges = {
-            **draft.changes,
-            EPISODE: (MODE_TREE, writer.tree(episode_entries)),
-        }
-        tree = edit_tree(writer, view.tree_id, changes)
-        writer.flush()
+        try:
+            draft = operation(view, writer)
+            if draft is None:
+                writer.discard()
+                return None
+            episode = draft.episode
+            episode.who = episode.who or f"{sig.name} <{sig.email}>"
+            episode_entries = [
+                (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
+            ]
+            episode_entries.append((EPISODE_FILE, MODE_BLOB, writer.blob(episode.to_bytes())))
+            changes: TreeChanges = {
+                **draft.changes,
+                EPISODE: (MODE_TREE, writer.tree(episode_entries)),
+            }
+            tree = edit_tree(writer, view.tree_id, changes)
+            writer.flush()
+        except BaseException:
+            writer.discard()  # pack spools that worker processes filled for this attempt
+            raise
         message = f"tm {episode.kind}: {episode.summary}\n\nTinymem-Episode: {episode.id}\n"
         try:
             commit = repo.git.create_commit(

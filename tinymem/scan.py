@@ -8,7 +8,7 @@ Results come back in input order, so what is recorded does not depend on schedul
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -78,21 +78,25 @@ def map_chunks(
     fn: Callable[..., T],
     *args: object,
     workers: int | None = None,
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """`fn(repo, chunk, *args)` for consecutive chunks of `paths`, results in input order; in
     worker processes (one per core) for large batches. `fn` must be a module-level function
-    and its arguments and result picklable."""
+    and its arguments and result picklable. Closing the iterator early waits for the chunks
+    already running and drops the rest."""
     jobs = workers if workers is not None else (os.cpu_count() or 1)
     chunks = [paths[i : i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
         for chunk in chunks:
             yield fn(repo, chunk, *args)
         return
-    with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(repo.workdir,)
-    ) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(repo.workdir,))
+    try:
         n = len(chunks)
         yield from pool.map(_in_worker, [fn] * n, chunks, [args] * n)
+    finally:
+        # Also when the caller stops early (an error, Ctrl-C, `close()`): chunks not started
+        # are dropped, and when this returns no worker is still running one.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def scan_chunk(repo: Repo, paths: Sequence[str]) -> list[Scanned]:

@@ -52,18 +52,15 @@ def init_cmd(
     if quiet:
         return
     if result.committed is None:
-        skipped = (
-            f" ({len(result.skipped)} skipped: tm cannot record them)" if result.skipped else ""
-        )
         out().print(
-            f"tm is already initialized: all {result.already} tracked files are in the State Map"
-            f"{skipped}."
+            f"tm is already initialized: all {result.already} tracked files it can record are"
+            " in the State Map."
         )
-        return
-    out().print(
-        f"Imported {len(result.imported)} tracked files as the baseline"
-        f" (episode {result.committed.episode.id}, commit {short(result.committed.commit)})."
-    )
+    else:
+        out().print(
+            f"Imported {len(result.imported)} tracked files as the baseline"
+            f" (episode {result.committed.episode.id}, commit {short(result.committed.commit)})."
+        )
     for path, why in result.skipped:
         err().print(f"skipped {escape(path)}: {why}")
 
