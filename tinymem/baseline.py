@@ -161,10 +161,10 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
                     progress(done, total)
         except BaseException:
             chunks.close()  # no worker may still be writing a spool when they are removed
-            _release_spool()
             discard_spools(pack_dir(repo.git), prefix)
             raise
-        _release_spool()  # the spool of a small import, which ran in this process
+        finally:
+            _release_spool()  # the spool of a small import, which ran in this process
         if view.commit_id is not None and not result.imported:
             return None  # nothing new could be read: no episode (commit_episode drops spools)
         if progress is not None:
