@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from tinymem.gitobjects import ObjectWriter, PackSpool, SpooledObjects, discard_spools, pack_dir
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, encode_transitions
+from tinymem.paths import is_utf8, printable
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import map_chunks, scan_chunk
@@ -38,27 +39,13 @@ def tracked_paths(repo: Repo) -> list[tuple[str, str | None]]:
             out.append((entry.path, "submodule"))
         elif entry.mode == _SYMLINK:
             out.append((entry.path, "symlink: tm tracks regular files only"))
-        elif not _is_utf8(entry.path):
+        elif not is_utf8(entry.path):
             out.append(
                 (printable(entry.path), "its name is not UTF-8: tm records UTF-8 names only")
             )
         else:
             out.append((entry.path, None))
     return out
-
-
-def _is_utf8(path: str) -> bool:
-    # pygit2 hands over a name that is not UTF-8 with its bytes as lone surrogates.
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(path: str) -> str:
-    """A name for messages and records: bytes that are not UTF-8 shown as `\\xNN`."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @dataclass

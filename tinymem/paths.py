@@ -104,6 +104,17 @@ def _is_within(root: str, target: str) -> bool:
         return False
 
 
+def is_utf8(name: str) -> bool:
+    """False for a name with bytes that are not UTF-8, which Python (os.fsdecode, pygit2)
+    carries as lone surrogates."""
+    return not any("\ud800" <= ch <= "\udfff" for ch in name)
+
+
+def printable(name: str) -> str:
+    """A name for messages and records: bytes that are not UTF-8 shown as `\\xNN`."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def repo_relative(workdir: str, candidate: str) -> str:
     """Normalize `candidate` to a POSIX path relative to the work tree root `workdir`.
 
@@ -125,8 +136,7 @@ def repo_relative(workdir: str, candidate: str) -> str:
     bad = next((ch for ch in text if _is_forbidden_char(ch)), None)
     if bad is not None:
         raise _refuse(candidate, f"it contains the control or invisible character U+{ord(bad):04X}")
-    if any("\ud800" <= ch <= "\udfff" for ch in text):
-        # Python's stand-ins for bytes that are not UTF-8 (os.fsdecode, pygit2).
+    if not is_utf8(text):
         raise _refuse(candidate, "its name is not UTF-8; tm records UTF-8 names only")
     if text[0] in "/\\":
         raise _refuse(candidate, "it is absolute; name a path inside the repository")
