@@ -226,3 +226,41 @@ def test_a_small_import_writes_loose_objects_and_a_rerun_without_news_no_episode
     assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip
     assert not list(packs.glob("*"))
     git(repo, "fsck", "--strict", "--no-dangling")
+
+
+def test_tracked_paths_from_git_and_from_the_index_file_agree(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem.baseline import tracked_paths
+    from tinymem.gitcmd import git_output
+    from tinymem.repository import open_repo
+
+    write(repo, "a.py", "x = 1\n")
+    write(repo, "docs/.gitattributes", "*.txt text\n")
+    write(repo, os.fsdecode(b"caf\xe9.py"), "y = 2\n")
+    os.symlink("a.py", repo / "link.py")
+    git(repo, "add", ".")
+    blob = git(repo, "hash-object", "-w", "a.py").strip()
+    commit_id = "1" * 40
+    # A submodule, and a path in conflict (three stages, no stage 0).
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{commit_id},sub")
+    stages = "".join(f"100644 {blob} {n}\tboth.py\n" for n in (1, 2, 3))
+    subprocess.run(
+        ["git", "update-index", "--index-info"], cwd=repo, input=stages, text=True, check=True
+    )
+    expected = [
+        ("a.py", None),
+        ("both.py", None),
+        ("caf\\xe9.py", "its name is not UTF-8: tm records UTF-8 names only"),
+        ("docs/.gitattributes", None),
+        ("link.py", "symlink: tm tracks regular files only"),
+        ("sub", "submodule"),
+    ]
+    by_git = open_repo(str(repo))
+    assert tracked_paths(by_git) == expected
+    assert by_git.tracked_gitattributes is True
+    monkeypatch.setenv("PATH", "")  # git cannot run: pygit2 reads the index file itself
+    assert git_output(str(repo), "version") is None
+    by_pygit2 = open_repo(str(repo))
+    assert tracked_paths(by_pygit2) == expected
+    assert by_pygit2.tracked_gitattributes is True

@@ -107,7 +107,11 @@ def _is_within(root: str, target: str) -> bool:
 def is_utf8(name: str) -> bool:
     """False for a name with bytes that are not UTF-8, which Python (os.fsdecode, pygit2)
     carries as lone surrogates."""
-    return not any("\ud800" <= ch <= "\udfff" for ch in name)
+    try:
+        name.encode("utf-8")  # strict: fails on exactly those surrogates, in C
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def printable(name: str) -> str:
