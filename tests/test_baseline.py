@@ -162,12 +162,12 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     )
 
 
-@pytest.mark.parametrize("where", ["recording", "progress", "tree"])
+@pytest.mark.parametrize("where", ["recording", "progress", "draft"])
 @pytest.mark.parametrize("files", [3, 420])  # in this process; in worker processes
 def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
     repo: Path, files: int, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tinymem import baseline, ledger
+    from tinymem import baseline
     from tinymem.repository import open_repo
 
     for i in range(files):
@@ -199,14 +199,54 @@ def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
 
     else:  # after every file was recorded, before anything is sealed
 
-        def edit_tree(*args: object) -> str:
+        def draft(*args: object, **kwargs: object) -> object:
             raise OSError("disk full")
 
-        monkeypatch.setattr(ledger, "edit_tree", edit_tree)
+        monkeypatch.setattr(baseline, "Draft", draft)
     with pytest.raises(OSError, match="disk full"):
         baseline.init(open_repo(str(repo)), progress)
     assert git(repo, "for-each-ref", "refs/tinymem") == ""
     assert not list((repo / ".git" / "objects" / "pack").glob("*"))
+
+
+def test_a_failure_while_packs_are_sealed_leaves_no_state_and_only_garbage(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem import baseline, gitobjects, ledger
+    from tinymem.repository import open_repo
+
+    monkeypatch.setattr(gitobjects, "PARALLEL_SEAL_MIN", 500)  # seal early, in processes
+    for i in range(420):  # in worker processes, so the objects are in pack spools
+        write(repo, f"m{i:03}.py", f"def f{i}():\n    return {i}\n")
+    git(repo, "add", ".")
+
+    def edit_tree(*args: object) -> str:
+        raise OSError("disk full")
+
+    # The packs are sealed in other processes while the trees are built: they may be complete
+    # when this fails. They are not deleted then (another process may have found an object in
+    # them); nothing refers to their objects, and git's own garbage collection removes them.
+    monkeypatch.setattr(ledger, "edit_tree", edit_tree)
+    with pytest.raises(OSError, match="disk full"):
+        baseline.init(open_repo(str(repo)))
+    assert git(repo, "for-each-ref", "refs/tinymem") == ""
+    packs = repo / ".git" / "objects" / "pack"
+    assert not list(packs.glob("tmp_*"))
+    entity = subprocess.run(
+        ["git", "hash-object", "--stdin"],
+        cwd=repo,
+        input="def f0():\n    return 0",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+    def stored() -> bool:
+        return subprocess.run(["git", "cat-file", "-e", entity], cwd=repo).returncode == 0
+
+    assert stored()  # sealed before the failure: `discard` waited for the sealing to end
+    git(repo, "gc", "-q", "--prune=now")
+    assert not stored()
 
 
 def test_a_small_import_writes_loose_objects_and_a_rerun_without_news_no_episode(

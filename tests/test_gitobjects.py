@@ -16,14 +16,17 @@ from tests.conftest import git
 from tinymem.gitobjects import (
     MODE_BLOB,
     PACK_THRESHOLD,
+    PARALLEL_SEAL_MIN,
     ObjectWriter,
     PackSpool,
+    SpooledObjects,
     blob_id,
     diff_blobs,
     edit_tree,
     pack_dir,
     pack_entry,
     pack_index,
+    spool_index,
     walk_blobs,
 )
 
@@ -48,11 +51,9 @@ def test_a_pack_entry_unpacks_to_its_object(kind: str, data: bytes) -> None:
     assert _unpack_entry(pack_entry(kind, data)) == (kind, data)
 
 
-@pytest.mark.parametrize("count", [3, PACK_THRESHOLD + 5, 2 * 4096 + 3])  # loose; packs
-def test_objects_spooled_by_workers_are_sealed_by_another_writer(repo: Path, count: int) -> None:
-    git_repo = pygit2.Repository(str(repo))
+def _spool_in_two_workers(git_repo: pygit2.Repository, texts: list[bytes]) -> list[SpooledObjects]:
     directory = pack_dir(git_repo)
-    texts = [f"text {i}\n".encode() for i in range(count)]
+    count = len(texts)
     parts = []
     for worker_texts in (texts[: count // 2], texts[count // 2 :]):
         spool = PackSpool(directory, "tmp_pack_test-")
@@ -63,15 +64,34 @@ def test_objects_spooled_by_workers_are_sealed_by_another_writer(repo: Path, cou
         parts.append(worker.spool(spool))
         worker.blob(texts[0])
         parts.append(worker.spool(spool))  # appended to a spool once
-        assert not worker.spool(spool).index  # handed over, not kept
+        assert not worker.spool(spool).count  # handed over, not kept
         spool.close()
-    assert len(parts[1].index) == 0 and len(parts[3].index) == 0
+    assert parts[1].count == 0 and parts[3].count == 0
+    assert {oid for oid, _, _ in spool_index(parts[0].path)} == {
+        blob_id(t) for t in texts[: count // 2]
+    }
+    return parts
 
+
+@pytest.mark.parametrize("early", [False, True])  # sealed in `flush`; sealing started before
+@pytest.mark.parametrize(
+    "count", [3, PACK_THRESHOLD + 5, 2 * 4096 + 3, PARALLEL_SEAL_MIN + 3]
+)  # loose; packs; packs sealed in other processes when `early`
+def test_objects_spooled_by_workers_are_sealed_by_another_writer(
+    repo: Path, count: int, early: bool
+) -> None:
+    git_repo = pygit2.Repository(str(repo))
+    directory = pack_dir(git_repo)
+    texts = [f"text {i}\n".encode() for i in range(count)]
+    parts = _spool_in_two_workers(git_repo, texts)
     main = ObjectWriter(git_repo)
-    ids = [blob_id(t) for t in texts]
-    tree = main.tree([(f"f{i}", 0o100644, oid) for i, oid in enumerate(ids)])
     for part in parts:
         main.add_spooled(part)
+    if early:
+        main.seal_spooled()  # a small import is left to `flush`
+        assert bool(main._sealing) == (count >= PARALLEL_SEAL_MIN)
+    ids = [blob_id(t) for t in texts]
+    tree = main.tree([(f"f{i}", 0o100644, oid) for i, oid in enumerate(ids)])
     main.flush()
     assert not [n for n in os.listdir(directory) if n.startswith("tmp_")]
     for oid, text in zip(ids, texts, strict=True):
@@ -84,6 +104,22 @@ def test_objects_spooled_by_workers_are_sealed_by_another_writer(repo: Path, cou
     else:
         assert len(packs) == 2  # one per spool
         git(repo, "verify-pack", *packs)
+    assert not [n for n in os.listdir(directory) if n.startswith("tmp_")]  # ids files too
+
+
+def test_a_spool_that_cannot_be_sealed_fails_the_flush_and_leaves_no_spool(repo: Path) -> None:
+    git_repo = pygit2.Repository(str(repo))
+    texts = [f"t{i}\n".encode() for i in range(PARALLEL_SEAL_MIN + 1)]
+    parts = _spool_in_two_workers(git_repo, texts)
+    main = ObjectWriter(git_repo)
+    for part in parts:
+        main.add_spooled(part)
+    os.unlink(parts[2].path)  # as `git gc --prune=now` does to a spool during a long import
+    main.seal_spooled()  # in other processes: one of them fails
+    with pytest.raises(FileNotFoundError):
+        main.flush()
+    assert not [n for n in os.listdir(pack_dir(git_repo)) if n.startswith("tmp_")]
+    main.discard()  # what `commit_episode` does next: nothing left to raise or remove
 
 
 _SEG = st.sampled_from(["a", "b", "c.py", "d"])

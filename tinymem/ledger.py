@@ -186,6 +186,7 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
             if draft is None:
                 writer.discard()
                 return None
+            writer.seal_spooled()  # while the episode record and the trees are built
             episode = draft.episode
             episode.who = episode.who or f"{sig.name} <{sig.email}>"
             episode_entries = [
