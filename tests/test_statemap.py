@@ -34,16 +34,24 @@ _RECORD = st.builds(
     st.none() | _TEXT,
     st.booleans(),
     st.booleans(),
+    st.none() | _TEXT,
+    _TEXT,
 )
 def test_a_file_record_reads_back_as_written_with_sorted_keys(
-    records: list[EntityRecord], path: str, reason: str | None, deleted: bool, executable: bool
+    records: list[EntityRecord],
+    path: str,
+    reason: str | None,
+    deleted: bool,
+    executable: bool,
+    language: str | None,
+    method: str,
 ) -> None:
     meta = FileMeta(
         path=path,
         snapshot="0" * 40,
         kind="code",
-        language="python",
-        method="tree-sitter",
+        language=language,
+        method=method,
         clean=reason is None,
         reason=reason,
         deleted=deleted,
@@ -52,5 +60,13 @@ def test_a_file_record_reads_back_as_written_with_sorted_keys(
     )
     data = meta.to_bytes()
     assert FileMeta.from_bytes(data) == meta
-    # Written without sort_keys, in sorted order all the same (git show stays diffable).
-    assert data == json.dumps(json.loads(data), sort_keys=True, ensure_ascii=False).encode() + b"\n"
+    # Written by hand, byte for byte what json.dumps writes with sorted keys (git show stays
+    # diffable), in the documented shape.
+    doc = json.loads(data)
+    assert data == json.dumps(doc, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+    for record in meta.entities.values():  # the last of equal symbols
+        assert doc["entities"][record.symbol]["span"] == [record.start, record.end]
+        assert set(doc["entities"][record.symbol]) == {
+            "artifact", "base", "confidence", "episode", "kind", "reason", "source", "span",
+            "state", "superseded", "time",
+        }  # fmt: skip

@@ -21,6 +21,7 @@ import pygit2
 
 from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
+from tinymem.jsontext import quoted, quoted_or_null
 from tinymem.records import STATE_REF, State
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
@@ -68,8 +69,16 @@ class Transition:
 
 
 def encode_transitions(transitions: Iterable[Transition]) -> str:
-    """Transitions as the items of a JSON array (no brackets), as episode records store them."""
-    return json.dumps([t.to_json() for t in transitions], ensure_ascii=False)[1:-1]
+    """Transitions as the items of a JSON array (no brackets), as episode records store them:
+    `json.dumps([t.to_json() ...], ensure_ascii=False)[1:-1]`, written out by hand (`jsontext`)
+    since a baseline records one per entity."""
+    q = quoted
+    return ", ".join(
+        f'{{"entity": {q(t.entity)}, '
+        f'"from": {quoted_or_null(t.from_state.value if t.from_state else None)}, '
+        f'"to": {q(t.to_state.value)}, "artifact": {q(t.artifact)}, "reason": {q(t.reason)}}}'
+        for t in transitions
+    )
 
 
 @dataclass
