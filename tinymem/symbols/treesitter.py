@@ -670,9 +670,17 @@ class _Captured:
         return False
 
 
-def _spans_whole(node: Node, children: list[Node]) -> bool:
-    # `assemble` takes a child with its parent's exact span for a sibling, not a descendant.
-    return any((c.start_byte, c.end_byte) == (node.start_byte, node.end_byte) for c in children)
+def _spans_whole(node: Node) -> bool:
+    """Whether a child spans all of `node`: `assemble` takes such a child for a sibling, not a
+    descendant. Only the children that start where `node` does are looked at (usually one)."""
+    start, end = node.start_byte, node.end_byte
+    for i in range(node.child_count):
+        child = node.child(i)
+        if child is None or child.start_byte != start:
+            return False
+        if child.end_byte == end:
+            return True
+    return False
 
 
 def _deeper(
@@ -696,12 +704,11 @@ def _deeper(
         if not captured.any_inside(node):
             out.append((node, True))
             continue
-        children = node.children
-        inside_dropped = _key(node) in local and not _spans_whole(node, children)
+        inside_dropped = _key(node) in local and not _spans_whole(node)
         if level > depth:
             out.append((node, not inside_dropped))
         elif not inside_dropped:
-            stack.extend((child, level + 1) for child in reversed(children))
+            stack.extend((child, level + 1) for child in reversed(node.children))
     return out
 
 
