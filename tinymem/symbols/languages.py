@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 
 # The languages with a tree-sitter grammar and our own definition queries.
 GRAMMAR_LANGUAGES: frozenset[str] = frozenset(
@@ -48,6 +49,9 @@ def extension_of(path: str) -> str:
     return base[dot:].lower()
 
 
+# Asked several times per file on the way through an import (the cache key, the extractor):
+# remembering the last paths makes the repeats a dict lookup.
+@lru_cache(maxsize=1024)
 def language_for_path(path: str) -> str | None:
     """The tree-sitter language of `path`, or None when we have no grammar for it."""
     base = posixpath.basename(path.replace("\\", "/"))

@@ -1,0 +1,60 @@
+"""The symbol cache: extraction by blob id, so re-indexing an unchanged file is a lookup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tinymem.gitobjects import blob_id
+from tinymem.symbols import EXTRACTOR_VERSION, Extraction, Symbol, extract
+from tinymem.symcache import SymbolCache
+
+CODE = b"def f():\n    return 1\n"
+# Not what extracting CODE gives: served from the cache only if it is looked up there.
+MARKED = Extraction(
+    "python", "tree-sitter", (Symbol("marked", "function", 0, 3, None),), True, None
+)
+
+
+def test_what_was_extracted_is_looked_up_by_blob_id_next_time(tmp_path: Path) -> None:
+    oid = blob_id(CODE)
+    first = SymbolCache(str(tmp_path))
+    assert first.extract("a.py", oid, CODE) == extract("a.py", CODE)
+    first.close()
+    # Seed the row for that blob with a marked value: a second cache returns it unparsed.
+    seeded = SymbolCache(str(tmp_path))
+    seeded.put(seeded.key("a.py", oid), MARKED)
+    seeded.close()
+    again = SymbolCache(str(tmp_path))
+    again.prefetch([("b.py", oid)])  # another path with the same content and language
+    assert again.extract("b.py", oid, CODE) == MARKED
+    assert again.extract("c.py", oid, CODE) == MARKED  # without prefetch: one query
+    # The language is part of the key: the same bytes as Ruby are extracted anew.
+    assert again.extract("a.rb", oid, CODE) == extract("a.rb", CODE)
+    again.close()
+
+
+def test_a_cache_with_nothing_of_this_version_is_not_asked(tmp_path: Path) -> None:
+    oid = blob_id(CODE)
+    old = SymbolCache(str(tmp_path))
+    old.put(f"symbols-0+old:python:{oid}", MARKED)  # another extractor's row does not count
+    old.close()
+    assert not EXTRACTOR_VERSION.startswith("symbols-0+")
+    fresh = SymbolCache(str(tmp_path))  # a first import: nothing of this version stored
+    other = SymbolCache(str(tmp_path))
+    other.put(other.key("x.py", oid), MARKED)  # another process stores a row meanwhile
+    other.close()
+    assert fresh.extract("x.py", oid, CODE) == extract("x.py", CODE)  # parsed, not asked
+    fresh.close()  # and stored
+    later = SymbolCache(str(tmp_path))  # now there are rows of this version: asked
+    assert later.extract("x.py", oid, CODE) == extract("x.py", CODE)
+    later.put(later.key("y.py", oid), MARKED)
+    later.commit()
+    assert later.extract("y.py", oid, CODE) == MARKED
+    later.close()
+
+
+def test_an_unreadable_cache_is_a_miss_not_an_error(tmp_path: Path) -> None:
+    (tmp_path / "symbols.sqlite").write_bytes(b"not a database" * 100)
+    cache = SymbolCache(str(tmp_path))
+    assert cache.extract("a.py", blob_id(CODE), CODE) == extract("a.py", CODE)
+    cache.close()
