@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 
 from tinymem.gitcmd import repo_git_output
 from tinymem.gitobjects import ObjectWriter, PackSpool, SpooledObjects, discard_spools, pack_dir
-from tinymem.ledger import Committed, Draft, Episode, commit_episode, encode_transitions
+from tinymem.ledger import (
+    Committed,
+    Draft,
+    EncodedFiles,
+    Episode,
+    commit_episode,
+    encode_files,
+    encode_transitions,
+)
 from tinymem.paths import is_utf8, printable
 from tinymem.records import Source
 from tinymem.repository import Repo
@@ -77,7 +85,7 @@ class _ImportedChunk:
     """What a worker recorded for a chunk of files, merged in order by the main process."""
 
     edits: TreeEdits
-    files: dict[str, dict[str, str | None]]
+    files: EncodedFiles
     transitions: str  # `encode_transitions`
     imported: list[str]
     skipped: list[tuple[str, str]]
@@ -131,8 +139,9 @@ def _import_chunk(
         apply_update(writer, update, episode, edits)
         imported.append(item.path)
     objects = writer.spool(_spool_for(repo, spool_prefix))
+    files = encode_files(episode.files)
     transitions = encode_transitions(episode.transitions)
-    return _ImportedChunk(edits, episode.files, transitions, imported, skipped, objects)
+    return _ImportedChunk(edits, files, transitions, imported, skipped, objects)
 
 
 def init(repo: Repo, progress: Progress | None = None) -> InitResult:
@@ -163,7 +172,7 @@ def init(repo: Repo, progress: Progress | None = None) -> InitResult:
             for part in chunks:
                 writer.add_spooled(part.objects)
                 edits.update(part.edits)
-                episode.files.update(part.files)
+                episode.encoded_files.append(part.files)
                 episode.encoded_transitions.append(part.transitions)
                 result.imported.extend(part.imported)
                 result.skipped.extend(part.skipped)

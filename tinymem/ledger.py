@@ -12,9 +12,10 @@ import json
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 import pygit2
@@ -81,6 +82,26 @@ def encode_transitions(transitions: Iterable[Transition]) -> str:
     )
 
 
+def encode_files(files: Mapping[str, Mapping[str, str | None]]) -> EncodedFiles:
+    """Episode file entries as the items of a JSON object (no braces), sorted by path, as
+    episode records store them; with the first and last path, so `Episode.to_bytes` can put
+    the parts of several workers in order without decoding them."""
+    paths = sorted(files)
+    q, qn = quoted, quoted_or_null
+    text = ", ".join(
+        f'{q(p)}: {{"snapshot": {qn(files[p]["snapshot"])}, "meta": {qn(files[p]["meta"])}}}'
+        for p in paths
+    )
+    return EncodedFiles(paths[0], paths[-1], text) if paths else EncodedFiles("", "", "")
+
+
+@dataclass(frozen=True)
+class EncodedFiles:
+    first: str
+    last: str
+    text: str  # `encode_files`
+
+
 @dataclass
 class Episode:
     """What one ledger commit records; `episode/episode.json` in its tree."""
@@ -100,6 +121,8 @@ class Episode:
     # and recorded after `transitions`: decoding hundreds of thousands of them here only to
     # encode them again cost ~1 s on a 50,000-file baseline.
     encoded_transitions: list[str] = field(default_factory=list)
+    # More file entries, encoded by `encode_files` in the same worker processes.
+    encoded_files: list[EncodedFiles] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
@@ -111,13 +134,16 @@ class Episode:
             "who": self.who,
             "summary": self.summary,
             "outcome": self.outcome,
-            "files": {p: self.files[p] for p in sorted(self.files)},
-            "proposals": {p: self.proposals[p] for p in sorted(self.proposals)},
         }
+        proposals = {p: self.proposals[p] for p in sorted(self.proposals)}
         items = [encode_transitions(self.transitions), *self.encoded_transitions]
         # Exactly what json.dumps of the whole record gives (its separators are ", " and ": ").
         text = (
             json.dumps(head, ensure_ascii=False)[:-1]
+            + ', "files": {'
+            + self._files_text()
+            + '}, "proposals": '
+            + json.dumps(proposals, ensure_ascii=False)
             + ', "transitions": ['
             + ", ".join(i for i in items if i)
             + '], "details": '
@@ -125,6 +151,15 @@ class Episode:
             + "}\n"
         )
         return text.encode()
+
+    def _files_text(self) -> str:
+        parts = [p for p in self.encoded_files if p.text]
+        if not self.files and all(a.last < b.first for a, b in pairwise(parts)):
+            return ", ".join(p.text for p in parts)  # in order already: a `tm init`
+        files = dict(self.files)
+        for part in parts:
+            files.update(json.loads("{" + part.text + "}"))
+        return json.dumps({p: files[p] for p in sorted(files)}, ensure_ascii=False)[1:-1]
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Episode:
