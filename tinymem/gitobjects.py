@@ -93,19 +93,21 @@ class ObjectWriter:
     # Spools that `seal_spooled` is sealing in other processes: path -> its pack's name.
     _sealing: dict[str, Future[str]] = field(default_factory=dict)
 
-    def add(self, kind: str, data: bytes, *, known: bool = False) -> str:
+    def add(self, kind: str, data: bytes, *, known: bool = False, oid: str | None = None) -> str:
         """Queue an object. `known=True` when it probably exists already (a tracked file's
         snapshot): then the object database is asked first. Otherwise asking would cost a
-        lookup per new object, and a duplicate in our pack is harmless (gc folds it)."""
-        oid = object_id(kind, data)
+        lookup per new object, and a duplicate in our pack is harmless (gc folds it).
+        `oid`: the object's id, when the caller has it already (a WorktreeFile's)."""
+        if oid is None:
+            oid = object_id(kind, data)
         if oid in self._pending:
             return oid
         if not (known and oid in self.repo.odb):
             self._pending[oid] = (kind, data)
         return oid
 
-    def blob(self, data: bytes, *, known: bool = False) -> str:
-        return self.add("blob", data, known=known)
+    def blob(self, data: bytes, *, known: bool = False, oid: str | None = None) -> str:
+        return self.add("blob", data, known=known, oid=oid)
 
     def tree(self, entries: Iterable[tuple[str, int, str]]) -> str:
         return self.add("tree", serialize_tree(entries))
@@ -255,7 +257,8 @@ def _pack_header(type_code: int, size: int) -> bytes:
 
 # zlib-ng's compress, bound on first use: it writes standard zlib streams ~3x faster than the
 # standard library's on small objects, and commands that only read (tm status) never load it.
-_compress: Callable[[bytes, int], bytes] | None = None
+_compress: Callable[[bytes, int, int], bytes] | None = None
+_SMALL_OBJECT: Final = 3072  # under zlib's largest match distance for a 4 KiB window
 
 
 def pack_entry(kind: str, data: bytes) -> bytes:
@@ -265,7 +268,10 @@ def pack_entry(kind: str, data: bytes) -> bytes:
         from zlib_ng import zlib_ng
 
         _compress = zlib_ng.compress
-    return _pack_header(_TYPE_CODES[kind], len(data)) + _compress(data, 1)
+    # A 4 KiB window loses nothing on an object this small (every match is nearer), and
+    # setting up the stream is a good part of compressing one: ~15% less time per object.
+    wbits = 12 if len(data) <= _SMALL_OBJECT else 15
+    return _pack_header(_TYPE_CODES[kind], len(data)) + _compress(data, 1, wbits)
 
 
 def unpack_entry(entry: bytes) -> tuple[str, bytes]:

@@ -59,7 +59,7 @@ def record_file(
     """
     confidence, why = confidence_of(ex)
     # The snapshot may be text git never stored (an edit not yet staged): the vault needs it.
-    writer.blob(wf.data, known=True)
+    writer.blob(wf.data, known=True, oid=wf.oid)
     old_entities = {} if old is None else old.entities
     entities: dict[str, EntityRecord] = {}
     transitions: list[Transition] = []
