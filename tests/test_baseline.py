@@ -138,9 +138,11 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
 
     n = PARALLEL_MIN_FILES + 20
     for i in range(n):
-        write(
-            repo, f"pkg{i % 7}/m{i}.py", f"def f{i}():\n    return {i}\n\n\nclass C{i}:\n    pass\n"
-        )
+        text = f"def f{i}():\n    return {i}\n\n\nclass C{i}:\n    pass\n"
+        if i % 7 == 1:  # CRLF on disk, LF in git: only a tracked .gitattributes below says so
+            text = text.replace("\n", "\r\n")
+        write(repo, f"pkg{i % 7}/m{i}.py", text)
+    write(repo, "pkg1/.gitattributes", "*.py text\n")
     git(repo, "add", ".")
     r = open_repo(str(repo))
     paths = sorted(f"pkg{i % 7}/m{i}.py" for i in range(n))
@@ -149,8 +151,13 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     assert one == two
     proc = tm(repo, "init")
     assert proc.returncode == 0, proc.stderr
-    assert f"Imported {n} tracked files" in proc.stdout
-    assert len(json.loads(tm(repo, "state", "--json").stdout)["entities"]) == 2 * n
+    assert f"Imported {n + 1} tracked files" in proc.stdout
+    # The workers applied git's filters: the snapshot is the blob git makes of the file.
+    assert git(repo, "rev-parse", "refs/tinymem/state:files/pkg1/m1.py").strip() == (
+        git(repo, "hash-object", "pkg1/m1.py").strip()
+    )
+    assert tm(repo, "status", "--check").returncode == 0
+    assert len(json.loads(tm(repo, "state", "--json").stdout)["entities"]) == 2 * n + 1
     assert tm(repo, "rebuild").returncode == 0
     # Objects recorded and compressed in the workers went into one pack per worker.
     git(repo, "fsck", "--strict", "--no-dangling")
@@ -169,6 +176,7 @@ def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
 ) -> None:
     from tinymem import baseline
     from tinymem.repository import open_repo
+    from tinymem.scan import _CHUNK
 
     for i in range(files):
         write(repo, f"m{i:03}.py", f"def f{i}():\n    return {i}\n")
@@ -188,7 +196,7 @@ def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
         real = baseline.record_file
 
         def slow(*args: object, **kwargs: object) -> object:
-            if args[2].path == "m064.py":  # type: ignore[attr-defined]
+            if args[2].path == f"m{_CHUNK:03}.py":  # type: ignore[attr-defined]
                 time.sleep(1)  # the second chunk: its spool appears after the failure
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
@@ -304,3 +312,28 @@ def test_tracked_paths_from_git_and_from_the_index_file_agree(
     by_pygit2 = open_repo(str(repo))
     assert tracked_paths(by_pygit2) == expected
     assert by_pygit2.tracked_gitattributes is True
+
+
+def test_files_git_fsck_reads_as_attributes_or_submodules_keep_fsck_strict_clean(
+    repo: Path,
+) -> None:
+    write(repo, ".gitattributes", "*.txt text\n")
+    write(repo, "docs/.GitAttributes", "*.md text\n")
+    write(repo, "sub/.gitmodules", '[submodule "x"]\n\tpath = x\n\turl = https://example.com/x\n')
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    for i in range(2):
+        write(repo, ".gitattributes", f"*.txt text\n# {i}\n")
+        assert tm(repo, "adopt", ".gitattributes").returncode == 0
+    git(repo, "fsck", "--strict", "--no-dangling")
+    assert tm(repo, "rebuild").returncode == 0
+    # Their one entity is the whole file: its artifact is the snapshot under files/.
+    state = json.loads(tm(repo, "state", "--json", ".gitattributes").stdout)["entities"]
+    assert [e["symbol"] for e in state] == ["@file"]
+    snapshot = git(repo, "rev-parse", "refs/tinymem/state:files/.gitattributes").strip()
+    assert state[0]["artifact"] == snapshot
+    assert tm(repo, "status", "--check").returncode == 0
+    git(repo, "gc", "-q", "--prune=now")
+    assert tm(repo, "doctor").returncode == 0

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tinymem.errors import UnsafePathError
-from tinymem.paths import is_dotgit_component, is_placeholder_path, repo_relative
+from tinymem.paths import fsck_wants_blob, is_dotgit_component, is_placeholder_path, repo_relative
 
 
 @pytest.fixture(scope="module")
@@ -275,3 +275,23 @@ def test_accepted_paths_stay_inside(tree: Path, candidate: str) -> None:
 @given(st.text())
 def test_is_placeholder_path_is_total(path: str) -> None:
     assert isinstance(is_placeholder_path(path), bool)
+
+
+@pytest.mark.parametrize(
+    ("name", "wanted"),
+    [
+        (".gitattributes", True),
+        (".gitmodules", True),
+        (".GitModules", True),
+        (".gitattributes. . ", True),  # NTFS drops trailing dots and spaces
+        (".git\u200cmodules", True),  # HFS+ ignores the zero-width non-joiner
+        ("GITMOD~1", True),
+        ("gi7d29~4", True),  # NTFS short name of .gitattributes
+        (".gitignore", False),
+        ("gitattributes", False),
+        ("gitmod~5", False),
+        ("app.py", False),
+    ],
+)
+def test_names_git_fsck_wants_as_blobs(name: str, wanted: bool) -> None:
+    assert fsck_wants_blob(name) is wanted

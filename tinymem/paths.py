@@ -114,6 +114,23 @@ def is_utf8(name: str) -> bool:
     return True
 
 
+# Characters HFS+ ignores in names, so ".git\u200cmodules" is ".gitmodules" there (git's utf8.c).
+_HFS_IGNORED = dict.fromkeys(
+    [*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
+_NTFS_SHORT = re.compile(r"(gitmod|gi7eba|gitatt|gi7d29)~[1-4]")
+
+
+def fsck_wants_blob(name: str) -> bool:
+    """Whether `git fsck` requires a tree entry called `name` to be a blob: .gitmodules and
+    .gitattributes in any spelling HFS+ or NTFS takes for them (case, ignored characters,
+    trailing dots and spaces, 8.3 short names). Errs towards yes."""
+    folded = name.translate(_HFS_IGNORED).lower().rstrip(". ")
+    return folded.startswith((".gitmodules", ".gitattributes")) or bool(
+        _NTFS_SHORT.fullmatch(folded)
+    )
+
+
 def printable(name: str) -> str:
     """A name for messages and records: bytes that are not UTF-8 shown as `\\xNN`."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -22,6 +22,7 @@ import pygit2
 from tinymem.errors import CorruptStateError
 from tinymem.gitobjects import MODE_TREE, read_blob, read_tree, walk_blobs
 from tinymem.jsontext import BOOL, quoted, quoted_or_null
+from tinymem.paths import fsck_wants_blob
 from tinymem.records import Confidence, Source, State, entity_key
 
 FILES = "files"
@@ -143,18 +144,24 @@ class FileMeta:
 
     def to_bytes(self) -> bytes:
         """`json.dumps` of the record with sort_keys and ensure_ascii=False, plus a newline
-        (see docs/formats.md); written out by hand like `EntityRecord.json_text`."""
+        (see docs/formats.md); written out by hand like `EntityRecord.json_text`. For a file
+        git fsck reads as attributes or submodules (`fsck_wants_blob`): indented."""
         q, qn = quoted, quoted_or_null
         entities = ", ".join(
             f"{q(s)}: {self.entities[s].json_text()}" for s in sorted(self.entities)
         )
-        return (
+        text = (
             f'{{"clean": {BOOL[self.clean]}, "deleted": {BOOL[self.deleted]}, '
             f'"entities": {{{entities}}}, "executable": {BOOL[self.executable]}, '
             f'"kind": {q(self.kind)}, "language": {qn(self.language)}, '
             f'"method": {q(self.method)}, "path": {q(self.path)}, '
-            f'"reason": {qn(self.reason)}, "snapshot": {q(self.snapshot)}, "version": 1}}\n'
-        ).encode()
+            f'"reason": {qn(self.reason)}, "snapshot": {q(self.snapshot)}, "version": 1}}'
+        )
+        if fsck_wants_blob(self.path.rpartition("/")[2]):
+            # git fsck reads a blob named .gitattributes as attributes and refuses lines over
+            # 2 KiB (a long history of superseded artifacts): one value per line instead.
+            text = json.dumps(json.loads(text), indent=1, sort_keys=True, ensure_ascii=False)
+        return (text + "\n").encode()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> FileMeta:

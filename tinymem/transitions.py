@@ -6,10 +6,12 @@ user write-head (source user) and accepted proposals (source model).
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field, replace
 
 from tinymem.gitobjects import MODE_BLOB, MODE_EXEC, MODE_TREE, ObjectWriter
 from tinymem.ledger import Episode, Transition
+from tinymem.paths import fsck_wants_blob
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key
 from tinymem.statemap import ENTITIES, FILES, META, EntityRecord, FileMeta, escape_symbol
 from tinymem.symbols import Extraction, Symbol
@@ -162,8 +164,20 @@ def _tombstone(
 
 
 def entity_tree(writer: ObjectWriter, meta: FileMeta) -> str | None:
+    """The tree `entities/<path>` of a file's live entities (None: no such tree)."""
     entries = [(escape_symbol(rec.symbol), MODE_BLOB, rec.artifact) for rec in meta.live_entities()]
-    return writer.tree(entries) if entries else None
+    if not entries:
+        return None
+    if (
+        fsck_wants_blob(posixpath.basename(meta.path))
+        and len(entries) == 1
+        and entries[0][2] == meta.snapshot
+    ):
+        # `git fsck --strict` refuses a tree named .gitattributes or .gitmodules. Such a file
+        # has no symbols: its one entity is the whole file, whose blob files/<path> holds, so
+        # leaving the tree out keeps every artifact reachable.
+        return None
+    return writer.tree(entries)
 
 
 def apply_update(
