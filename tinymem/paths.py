@@ -125,6 +125,8 @@ def fsck_wants_blob(name: str) -> bool:
     """Whether `git fsck` requires a tree entry called `name` to be a blob: .gitmodules and
     .gitattributes in any spelling HFS+ or NTFS takes for them (case, ignored characters,
     trailing dots and spaces, 8.3 short names). Errs towards yes."""
+    if name.isascii() and "gi" not in name.lower():
+        return False  # every spelling has "gi"; the characters HFS+ ignores are not ASCII
     folded = name.translate(_HFS_IGNORED).lower().rstrip(". ")
     return folded.startswith((".gitmodules", ".gitattributes")) or bool(
         _NTFS_SHORT.fullmatch(folded)
