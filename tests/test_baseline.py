@@ -224,6 +224,7 @@ def test_a_failure_while_packs_are_sealed_leaves_no_state_and_only_garbage(
     from tinymem.repository import open_repo
 
     monkeypatch.setattr(gitobjects, "PARALLEL_SEAL_MIN", 500)  # seal early, in processes
+    monkeypatch.setattr(ledger, "_COMPRESS_AHEAD_MIN", 0)  # and compress the record ahead
     for i in range(420):  # in worker processes, so the objects are in pack spools
         write(repo, f"m{i:03}.py", f"def f{i}():\n    return {i}\n")
     git(repo, "add", ".")

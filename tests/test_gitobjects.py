@@ -107,6 +107,19 @@ def test_objects_spooled_by_workers_are_sealed_by_another_writer(
     assert not [n for n in os.listdir(directory) if n.startswith("tmp_")]  # ids files too
 
 
+def test_an_object_compressed_ahead_is_stored_as_compressed(repo: Path) -> None:
+    git_repo = pygit2.Repository(str(repo))
+    writer = ObjectWriter(git_repo)
+    texts = [f"object {i}\n".encode() * 50 for i in range(PACK_THRESHOLD + 1)]
+    ids = [writer.blob(t) for t in texts]
+    writer.compress_ahead(ids[7])  # in a thread, in commit_episode
+    writer.flush()
+    for oid, text in zip(ids, texts, strict=True):
+        assert bytes(git_repo.odb.read(oid)[1]) == text
+    packs = [str(p) for p in Path(pack_dir(git_repo)).glob("*.idx")]
+    git(repo, "verify-pack", *packs)
+
+
 def test_a_spool_that_cannot_be_sealed_fails_the_flush_and_leaves_no_spool(repo: Path) -> None:
     git_repo = pygit2.Repository(str(repo))
     texts = [f"t{i}\n".encode() for i in range(PARALLEL_SEAL_MIN + 1)]

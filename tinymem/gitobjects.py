@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import accumulate
-from operator import itemgetter
-from typing import Final
+from typing import Final, NamedTuple
 
 import pygit2
 
@@ -92,6 +91,8 @@ class ObjectWriter:
     _spooled: dict[str, int] = field(default_factory=dict)
     # Spools that `seal_spooled` is sealing in other processes: path -> its pack's name.
     _sealing: dict[str, Future[str]] = field(default_factory=dict)
+    # Pack entries made by `compress_ahead`.
+    _ahead: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, kind: str, data: bytes, *, known: bool = False, oid: str | None = None) -> str:
         """Queue an object. `known=True` when it probably exists already (a tracked file's
@@ -165,7 +166,10 @@ class ObjectWriter:
                 raise failure
 
     def flush(self) -> None:
+        packed: dict[str, bytes] | None = None
         try:
+            if len(self._pending) >= PACK_THRESHOLD:
+                packed = self._compressed()  # while other processes may still be sealing
             self._wait_for_sealing()
             loose_spools = len(self._pending) + _count(self._spooled) < PACK_THRESHOLD
             while self._spooled:
@@ -183,12 +187,13 @@ class ObjectWriter:
             raise
         if not self._pending:
             return
-        if len(self._pending) < PACK_THRESHOLD:
+        if packed is None:
             for kind, data in self._pending.values():
                 self.repo.odb.write(_PYGIT2_TYPES[kind], data)
         else:
-            write_pack(pack_dir(self.repo), self._compressed())
+            write_pack(pack_dir(self.repo), packed)
         self._pending.clear()
+        self._ahead.clear()
 
     def discard(self) -> None:
         """Forget what is queued and remove the spools not sealed yet (the episode failed)."""
@@ -199,10 +204,21 @@ class ObjectWriter:
             _remove_spool(path)
         self._sealing.clear()
         self._pending.clear()
+        self._ahead.clear()
         self._spooled.clear()
 
+    def compress_ahead(self, oid: str) -> None:
+        """Compress a queued object now, for `flush` to use: run in a thread, this overlaps
+        with the caller's Python work (zlib-ng releases the GIL on large inputs)."""
+        kind, data = self._pending[oid]
+        self._ahead[oid] = pack_entry(kind, data)
+
     def _compressed(self) -> dict[str, bytes]:
-        return {oid: pack_entry(kind, data) for oid, (kind, data) in self._pending.items()}
+        ahead = self._ahead
+        return {
+            oid: ahead.get(oid) or pack_entry(kind, data)
+            for oid, (kind, data) in self._pending.items()
+        }
 
 
 def _count(spooled: Mapping[str, int]) -> int:
@@ -297,20 +313,35 @@ def read_spool(path: str) -> Iterator[tuple[str, bytes]]:
 _IDS_SUFFIX: Final = ".ids"
 
 
-def spool_index(path: str) -> list[tuple[str, int, int]]:
-    """(id, offset, crc32) of every object in the spool at `path`, from its ids file."""
+class _Columns(NamedTuple):
+    ids: bytes  # raw 20-byte object ids, one after the other
+    offsets: array[int]
+    crcs: array[int]
+
+
+def _read_ids(path: str) -> _Columns:
+    """The ids file of the spool at `path`, as columns."""
     with open(path + _IDS_SUFFIX, "rb") as f:
         raw = f.read()
-    out: list[tuple[str, int, int]] = []
+    ids: list[bytes] = []
+    offsets, crcs = array("Q"), array("I")
     at = 0
     while at < len(raw):
         (n,) = struct.unpack_from("=I", raw, at)
-        ids = raw[at + 4 : at + 4 + 20 * n].hex()
-        offsets = array("Q", raw[at + 4 + 20 * n : at + 4 + 28 * n])
-        crcs = array("I", raw[at + 4 + 28 * n : at + 4 + 32 * n])
-        out += zip((ids[i : i + 40] for i in range(0, 40 * n, 40)), offsets, crcs, strict=True)
+        ids.append(raw[at + 4 : at + 4 + 20 * n])
+        offsets.frombytes(raw[at + 4 + 20 * n : at + 4 + 28 * n])
+        crcs.frombytes(raw[at + 4 + 28 * n : at + 4 + 32 * n])
         at += 4 + 32 * n
-    return out
+    return _Columns(b"".join(ids), offsets, crcs)
+
+
+def spool_index(path: str) -> list[tuple[str, int, int]]:
+    """(id, offset, crc32) of every object in the spool at `path`, from its ids file."""
+    ids, offsets, crcs = _read_ids(path)
+    hexes = ids.hex()
+    return list(
+        zip((hexes[i : i + 40] for i in range(0, len(hexes), 40)), offsets, crcs, strict=True)
+    )
 
 
 def _remove_spool(path: str) -> None:
@@ -383,13 +414,14 @@ def finish_pack(path: str) -> str:
     """
     directory = os.path.dirname(path)
     try:
-        index = spool_index(path)
-        if not index:
+        columns = _read_ids(path)
+        count = len(columns.offsets)
+        if not count:
             return ""  # nothing was spooled: no pack
         pack_hash = hashlib.sha1()
         with open(path, "r+b") as f:
             f.seek(len(_PACK_HEAD))
-            f.write(struct.pack(">I", len(index)))
+            f.write(struct.pack(">I", count))
             f.seek(0)
             while block := f.read(1 << 20):
                 pack_hash.update(block)
@@ -398,7 +430,7 @@ def finish_pack(path: str) -> str:
             f.flush()
             os.fsync(f.fileno())
         name = "pack-" + pack_sum.hex()
-        idx = pack_index(index, pack_sum)
+        idx = _pack_index(columns, pack_sum)
         os.chmod(path, 0o444)
         os.replace(path, os.path.join(directory, name + ".pack"))
         fd_idx, tmp_idx = tempfile.mkstemp(prefix="tmp_idx_", dir=directory)
@@ -414,14 +446,29 @@ def finish_pack(path: str) -> str:
 
 
 def pack_index(index: Iterable[tuple[str, int, int]], pack_sum: bytes) -> bytes:
-    # Column by column, in C loops (sort, map, bisect, array): per-object Python work cost
+    """The v2 index of a pack holding `index`'s (id, offset, crc32) objects."""
+    entries = list(index)
+    return _pack_index(
+        _Columns(
+            bytes.fromhex("".join(oid for oid, _, _ in entries)),
+            array("Q", [offset for _, offset, _ in entries]),
+            array("I", [crc for _, _, crc in entries]),
+        ),
+        pack_sum,
+    )
+
+
+def _pack_index(columns: _Columns, pack_sum: bytes) -> bytes:
+    # Column by column, in C loops (slice, sort, bisect, array): per-object Python work cost
     # ~1 s for the 300,000 objects of a 50,000-file baseline.
-    ordered = sorted(index, key=itemgetter(0))
-    ids = list(map(itemgetter(0), ordered))
-    offsets = list(map(itemgetter(1), ordered))
-    crcs = array("I", map(itemgetter(2), ordered))
+    raw = columns.ids
+    keys = [raw[i : i + 20] for i in range(0, len(raw), 20)]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    ids = [keys[i] for i in order]
+    offsets = [columns.offsets[i] for i in order]
+    crcs = array("I", [columns.crcs[i] for i in order])
     n = len(ids)
-    fanout = [bisect_left(ids, f"{b + 1:02x}") for b in range(255)] + [n]
+    fanout = [bisect_left(ids, bytes([b + 1])) for b in range(255)] + [n]
     if offsets and max(offsets) >= 0x80000000:
         small = array("I", [off if off < 0x80000000 else 0 for off in offsets])
         large = array("Q", [off for off in offsets if off >= 0x80000000])
@@ -437,7 +484,7 @@ def pack_index(index: Iterable[tuple[str, int, int]], pack_sum: bytes) -> bytes:
             column.byteswap()  # the index is big-endian
     idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
     idx += struct.pack(">256I", *fanout)
-    idx += bytes.fromhex("".join(ids))
+    idx += b"".join(ids)
     idx += crcs.tobytes()
     idx += small.tobytes()
     idx += large.tobytes()

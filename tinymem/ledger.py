@@ -13,6 +13,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -28,6 +29,7 @@ from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
 
 MAX_ATTEMPTS = 50
+_COMPRESS_AHEAD_MIN = 1 << 20  # bytes of episode record worth a thread to compress
 EPISODE_FILE = "episode.json"
 
 
@@ -236,12 +238,21 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
             episode_entries = [
                 (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
             ]
-            episode_entries.append((EPISODE_FILE, MODE_BLOB, writer.blob(episode.to_bytes())))
+            record = episode.to_bytes()
+            record_id = writer.blob(record)
+            episode_entries.append((EPISODE_FILE, MODE_BLOB, record_id))
             changes: TreeChanges = {
                 **draft.changes,
                 EPISODE: (MODE_TREE, writer.tree(episode_entries)),
             }
-            tree = edit_tree(writer, view.tree_id, changes)
+            if len(record) < _COMPRESS_AHEAD_MIN:
+                tree = edit_tree(writer, view.tree_id, changes)
+            else:
+                # A baseline's record is ~40 MB: compressing it overlaps building the trees.
+                with ThreadPoolExecutor(max_workers=1) as ahead:
+                    compressing = ahead.submit(writer.compress_ahead, record_id)
+                    tree = edit_tree(writer, view.tree_id, changes)
+                    compressing.result()
             writer.flush()
         except BaseException:
             writer.discard()  # pack spools that worker processes filled for this attempt
