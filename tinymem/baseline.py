@@ -57,9 +57,9 @@ def tracked_paths(repo: Repo) -> list[tuple[str, str | None]]:
         else:
             out.append((path, None))
     if repo.tracked_gitattributes is None:
-        repo.tracked_gitattributes = any(
-            p == ".gitattributes" or p.endswith("/.gitattributes") for p in seen
-        )
+        # Errs towards yes (any case, any prefix), like gitsuspects: a wrong yes only costs
+        # filtered hashing, a wrong no would record blobs git does not make.
+        repo.tracked_gitattributes = any(p.lower().endswith(".gitattributes") for p in seen)
     return out
 
 

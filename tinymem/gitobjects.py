@@ -74,7 +74,7 @@ def serialize_tree(entries: Iterable[tuple[str, int, str]]) -> bytes:
 class SpooledObjects:
     """Objects appended to a pack spool, possibly by another process: the spool file and how
     many objects the append added. Their (id, offset, crc32), which the pack's index needs,
-    are in the spool's own id file (`spool_index`), so they never travel between processes."""
+    are in the spool's ids file (`spool_index`), so they never travel between processes."""
 
     path: str
     count: int
@@ -196,7 +196,8 @@ class ObjectWriter:
         self._ahead.clear()
 
     def discard(self) -> None:
-        """Forget what is queued and remove the spools not sealed yet (the episode failed)."""
+        """Forget what is queued and remove the spools not sealed yet (the episode failed),
+        after any sealing under way has ended. Packs already sealed stay (`seal_spooled`)."""
         for future in self._sealing.values():
             future.cancel()
         wait(self._sealing.values())  # no spool may be half-sealed when the rest are removed
