@@ -120,6 +120,21 @@ def test_an_object_compressed_ahead_is_stored_as_compressed(repo: Path) -> None:
     git(repo, "verify-pack", *packs)
 
 
+def test_discarding_while_spools_are_sealed_waits_and_removes_the_rest(repo: Path) -> None:
+    git_repo = pygit2.Repository(str(repo))
+    main = ObjectWriter(git_repo)
+    for k in range(6):  # more spools than sealing processes: some wait, and are cancelled
+        spool = PackSpool(pack_dir(git_repo), "tmp_pack_test-")
+        worker = ObjectWriter(git_repo)
+        for i in range(PARALLEL_SEAL_MIN // 3):
+            worker.blob(f"{k} {i}\n".encode())
+        main.add_spooled(worker.spool(spool))
+        spool.close()
+    main.seal_spooled()
+    main.discard()
+    assert not [n for n in os.listdir(pack_dir(git_repo)) if n.startswith("tmp_")]
+
+
 def test_a_spool_that_cannot_be_sealed_fails_the_flush_and_leaves_no_spool(repo: Path) -> None:
     git_repo = pygit2.Repository(str(repo))
     texts = [f"t{i}\n".encode() for i in range(PARALLEL_SEAL_MIN + 1)]

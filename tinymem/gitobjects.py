@@ -18,12 +18,14 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import pygit2
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 MODE_BLOB: Final = 0o100644
 MODE_EXEC: Final = 0o100755
@@ -148,6 +150,9 @@ class ObjectWriter:
         `flush` (a few objects are written loose there)."""
         if self._sealing or _count(self._spooled) < PARALLEL_SEAL_MIN:
             return
+        # Imported here: read-only commands (tm status) never load the process machinery.
+        from concurrent.futures import ProcessPoolExecutor
+
         paths = list(self._spooled)
         self._spooled.clear()
         pool = ProcessPoolExecutor(max_workers=min(len(paths), os.cpu_count() or 1))
@@ -199,8 +204,8 @@ class ObjectWriter:
         """Forget what is queued and remove the spools not sealed yet (the episode failed),
         after any sealing under way has ended. Packs already sealed stay (`seal_spooled`)."""
         for future in self._sealing.values():
-            future.cancel()
-        wait(self._sealing.values())  # no spool may be half-sealed when the rest are removed
+            if not future.cancel():  # started: wait, no spool may be half-sealed when removed
+                future.exception()
         for path in [*self._sealing, *self._spooled]:
             _remove_spool(path)
         self._sealing.clear()

@@ -13,7 +13,6 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -249,6 +248,8 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
                 tree = edit_tree(writer, view.tree_id, changes)
             else:
                 # A baseline's record is ~40 MB: compressing it overlaps building the trees.
+                from concurrent.futures import ThreadPoolExecutor
+
                 with ThreadPoolExecutor(max_workers=1) as ahead:
                     compressing = ahead.submit(writer.compress_ahead, record_id)
                     tree = edit_tree(writer, view.tree_id, changes)
