@@ -5,6 +5,7 @@ import os
 import struct
 import tempfile
 import zlib
+from array import array
 from pathlib import Path
 
 import pygit2
@@ -17,6 +18,7 @@ from tinymem.gitobjects import (
     MODE_BLOB,
     PACK_THRESHOLD,
     PARALLEL_SEAL_MIN,
+    IndexColumns,
     ObjectWriter,
     PackSpool,
     SpooledObjects,
@@ -187,8 +189,12 @@ _PLACE = st.tuples(st.integers(0, 2**40), st.integers(0, 2**32 - 1))
 def test_a_pack_index_finds_each_object_at_its_offset(places: dict[str, tuple[int, int]]) -> None:
     # Read back as git's pack-format documentation describes a v2 index, including offsets
     # past 2 GiB, which live in a separate 64-bit table.
-    index = [(oid, off, crc) for oid, (off, crc) in places.items()]
-    idx = pack_index(index, b"\x01" * 20)
+    columns = IndexColumns(
+        bytes.fromhex("".join(places)),
+        array("Q", [off for off, _ in places.values()]),
+        array("I", [crc for _, crc in places.values()]),
+    )
+    idx = pack_index(columns, b"\x01" * 20)
     assert idx[:8] == b"\xfftOc\x00\x00\x00\x02"
     fanout = struct.unpack(">256I", idx[8 : 8 + 1024])
     n = fanout[-1]

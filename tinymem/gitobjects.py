@@ -319,13 +319,13 @@ def read_spool(path: str) -> Iterator[tuple[str, bytes]]:
 _IDS_SUFFIX: Final = ".ids"
 
 
-class _Columns(NamedTuple):
+class IndexColumns(NamedTuple):
     ids: bytes  # raw 20-byte object ids, one after the other
     offsets: array[int]
     crcs: array[int]
 
 
-def _read_ids(path: str) -> _Columns:
+def _read_ids(path: str) -> IndexColumns:
     """The ids file of the spool at `path`, as columns."""
     with open(path + _IDS_SUFFIX, "rb") as f:
         raw = f.read()
@@ -338,7 +338,7 @@ def _read_ids(path: str) -> _Columns:
         offsets.frombytes(raw[at + 4 + 20 * n : at + 4 + 28 * n])
         crcs.frombytes(raw[at + 4 + 28 * n : at + 4 + 32 * n])
         at += 4 + 32 * n
-    return _Columns(b"".join(ids), offsets, crcs)
+    return IndexColumns(b"".join(ids), offsets, crcs)
 
 
 def spool_index(path: str) -> list[tuple[str, int, int]]:
@@ -436,7 +436,7 @@ def finish_pack(path: str) -> str:
             f.flush()
             os.fsync(f.fileno())
         name = "pack-" + pack_sum.hex()
-        idx = _pack_index(columns, pack_sum)
+        idx = pack_index(columns, pack_sum)
         os.chmod(path, 0o444)
         os.replace(path, os.path.join(directory, name + ".pack"))
         fd_idx, tmp_idx = tempfile.mkstemp(prefix="tmp_idx_", dir=directory)
@@ -451,20 +451,8 @@ def finish_pack(path: str) -> str:
         _remove_spool(path)
 
 
-def pack_index(index: Iterable[tuple[str, int, int]], pack_sum: bytes) -> bytes:
-    """The v2 index of a pack holding `index`'s (id, offset, crc32) objects."""
-    entries = list(index)
-    return _pack_index(
-        _Columns(
-            bytes.fromhex("".join(oid for oid, _, _ in entries)),
-            array("Q", [offset for _, offset, _ in entries]),
-            array("I", [crc for _, _, crc in entries]),
-        ),
-        pack_sum,
-    )
-
-
-def _pack_index(columns: _Columns, pack_sum: bytes) -> bytes:
+def pack_index(columns: IndexColumns, pack_sum: bytes) -> bytes:
+    """The v2 index of a pack holding the objects in `columns`, whose trailer is `pack_sum`."""
     # Column by column, in C loops (slice, sort, bisect, array): per-object Python work cost
     # ~1 s for the 300,000 objects of a 50,000-file baseline.
     raw = columns.ids
