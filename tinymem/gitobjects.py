@@ -19,6 +19,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -265,6 +266,8 @@ def parse_tree(data: bytes) -> Iterable[tuple[str, int, str]]:
         i = nul + 21
 
 
+# Most objects are small and many share a size: a hit costs a sixth of computing the header.
+@lru_cache(maxsize=8192)
 def _pack_header(type_code: int, size: int) -> bytes:
     byte = (type_code << 4) | (size & 0x0F)
     size >>= 4

@@ -7,6 +7,7 @@ Results come back in input order, so what is recorded does not depend on schedul
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -57,6 +58,9 @@ _worker_symbols: SymbolCache | None = None
 
 def _init_worker(workdir: str, tracked_gitattributes: bool | None) -> None:
     global _worker_repo
+    # What the worker inherited from the parent (modules, the path list) is never garbage:
+    # frozen, the collector's passes skip it and do not touch the pages fork shares.
+    gc.freeze()
     _worker_repo = open_repo(workdir)
     # Learnt from the index listing already: each worker would otherwise run git to ask.
     _worker_repo.tracked_gitattributes = tracked_gitattributes

@@ -93,12 +93,14 @@ class EntityRecord:
         tests/test_statemap.py holds this to json.dumps."""
         q, qn = quoted, quoted_or_null
         superseded = ", ".join(map(q, self.superseded))
+        # The states are StrEnum members, so strings themselves: quoted as they are (`.value`
+        # is a Python-level property on 3.11).
         return (
             f'{{"artifact": {q(self.artifact)}, "base": {qn(self.base)}, '
-            f'"confidence": {q(self.confidence.value)}, "episode": {q(self.episode)}, '
+            f'"confidence": {q(self.confidence)}, "episode": {q(self.episode)}, '
             f'"kind": {q(self.kind)}, "reason": {qn(self.reason)}, '
-            f'"source": {q(self.source.value)}, "span": [{self.start:d}, {self.end:d}], '
-            f'"state": {q(self.state.value)}, "superseded": [{superseded}], '
+            f'"source": {q(self.source)}, "span": [{self.start:d}, {self.end:d}], '
+            f'"state": {q(self.state)}, "superseded": [{superseded}], '
             f'"time": {q(self.time)}}}'
         )
 

@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, cast
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
@@ -158,6 +159,8 @@ def _text(data: bytes, node: Node) -> str:
 
 def _split(name: str) -> tuple[str, ...]:
     """A possibly qualified source name as parts: `a::b.c` -> ("a", "b", "c")."""
+    if name.isidentifier():  # most names: no space, dot or colon to handle
+        return (name,)
     name = _SPACES.sub("", name).replace("::", ".")
     return tuple(p for p in name.split(".") if p)
 
@@ -658,9 +661,9 @@ class _Captured:
                 covered_to = end
         return total / size if size else 0.0
 
-    def any_inside(self, node: Node) -> bool:
-        """Whether a captured node lies within `node` (or might: this errs towards yes)."""
-        start, end = node.start_byte, node.end_byte
+    def any_within(self, start: int, end: int) -> bool:
+        """Whether a captured node lies within the node spanning these bytes (or might: this
+        errs towards yes)."""
         spans = self._spans
         i = bisect_left(self._starts, start)
         while i < len(spans) and spans[i][0] <= end:
@@ -695,20 +698,26 @@ def _deeper(
       first pass.
     - A node with nothing captured inside has no match of the first pass rooted in it: all of
       it is matched at once, instead of walking down to `depth + 1` (a big win on attributes,
-      imports and tables at the top of a file).
+      imports and tables at the top of a file); not at all if it is too small to reach below
+      `depth`.
     """
     out: list[tuple[Node, bool]] = []
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, level = stack.pop()
-        if not captured.any_inside(node):
-            out.append((node, True))
+        start, end = node.start_byte, node.end_byte
+        if not captured.any_within(start, end):
+            # Nothing of the first pass inside: match all of it, unless all of it lies within
+            # the first pass's depth (a keyword, a brace, a comment: most of these nodes). A
+            # subtree of n nodes is at most n - 1 levels deep.
+            if node.descendant_count - 1 > depth - level:
+                out.append((node, True))
             continue
-        inside_dropped = _key(node) in local and not _spans_whole(node)
+        inside_dropped = (start, end, node.kind_id) in local and not _spans_whole(node)
         if level > depth:
             out.append((node, not inside_dropped))
         elif not inside_dropped:
-            stack.extend((child, level + 1) for child in reversed(node.children))
+            stack.extend(zip(reversed(node.children), repeat(level + 1)))
     return out
 
 
