@@ -153,9 +153,8 @@ def test_a_spool_that_cannot_be_sealed_fails_the_flush_and_leaves_no_spool(repo:
 
 
 _SEG = st.sampled_from(["a", "b", "c.py", "d"])
-_TREE = st.dictionaries(
-    st.lists(_SEG, min_size=1, max_size=3).map("/".join), st.sampled_from([b"1", b"2", b"3"])
-)
+_TREE_PATH = st.lists(_SEG, min_size=1, max_size=3).map("/".join)
+_TREE = st.dictionaries(_TREE_PATH, st.sampled_from([b"1", b"2", b"3"]))
 
 
 def _store(writer: ObjectWriter, files: dict[str, bytes]) -> str:
@@ -179,6 +178,46 @@ def test_diff_of_two_trees_is_what_changed_between_their_listings(
         got = list(diff_blobs(git_repo, a, b))
         assert len(got) == len(dict(got))  # each path once
         assert dict(got) == expected
+
+
+def _edited(base: dict[str, str], changes: dict[str, str | None]) -> dict[str, str]:
+    """What `edit_tree` makes of a tree, as flat paths: a model written from its rules."""
+    leaves: dict[str, str | None] = {}  # the changes as they nest: the last one per place wins
+    for path, value in changes.items():
+        for p in [q for q in leaves if q.startswith(path + "/")]:
+            del leaves[p]  # a directory replaced by a file (or by its deletion)
+        for i, ch in enumerate(path):
+            if ch == "/":
+                leaves.pop(path[:i], None)  # a file (or deletion) replaced by a directory
+        leaves[path] = value
+    out = dict(base)
+    for path, value in leaves.items():
+        for p in [q for q in out if q == path or q.startswith(path + "/")]:
+            del out[p]
+        for i, ch in enumerate(path):
+            if ch == "/":
+                out.pop(path[:i], None)  # a blob where the change needs a directory
+        if value is not None:
+            out[path] = value
+    return out
+
+
+@given(_TREE, st.lists(st.tuples(_TREE_PATH, st.none() | st.sampled_from([b"4", b"5"]))))
+def test_edit_tree_applies_changes_to_files_and_directories_by_its_rules(
+    base: dict[str, bytes], changes: list[tuple[str, bytes | None]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        git_repo = pygit2.init_repository(tmp)
+        writer = ObjectWriter(git_repo)
+        before = _store(writer, base)
+        edits = {p: None if d is None else (MODE_BLOB, writer.blob(d)) for p, d in changes}
+        after = edit_tree(writer, before, edits)
+        writer.flush()
+        expected = _edited(
+            dict(walk_blobs(git_repo, before)),
+            {p: None if e is None else e[1] for p, e in edits.items()},
+        )
+        assert dict(walk_blobs(git_repo, after)) == expected
 
 
 _OID = st.binary(min_size=20, max_size=20).map(bytes.hex)
