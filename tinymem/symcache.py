@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterable
 
 from tinymem.symbols import EXTRACTOR_VERSION, Extraction, Symbol, extract, language_for_path
@@ -47,6 +48,25 @@ def _decode(raw: str) -> Extraction:
     )
 
 
+def _set_up(db: sqlite3.Connection) -> None:
+    """WAL mode and the table. Processes that open a new cache at the same moment (the
+    workers of a first `tm init`) contend for the lock that turning WAL on takes, and SQLite
+    refuses the loser at once instead of waiting: it retries, or it would run without a cache."""
+    for attempt in range(_SETUP_ATTEMPTS):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute("CREATE TABLE IF NOT EXISTS symbols (key TEXT PRIMARY KEY, value TEXT)")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == _SETUP_ATTEMPTS - 1:
+                raise
+            time.sleep(0.005 * (attempt + 1))
+
+
+_SETUP_ATTEMPTS = 20  # ~1 s in all
+
+
 class SymbolCache:
     def __init__(self, cache_dir: str) -> None:
         self._db: sqlite3.Connection | None = None
@@ -58,9 +78,7 @@ class SymbolCache:
         self._nothing_stored = False
         try:
             db = sqlite3.connect(os.path.join(cache_dir, "symbols.sqlite"), timeout=10)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=OFF")
-            db.execute("CREATE TABLE IF NOT EXISTS symbols (key TEXT PRIMARY KEY, value TEXT)")
+            _set_up(db)
             prefix = f"{EXTRACTOR_VERSION}:"
             found = db.execute(
                 "SELECT 1 FROM symbols WHERE key >= ? AND key < ? LIMIT 1",
