@@ -94,3 +94,17 @@ def test_processes_opening_a_new_cache_at_once_all_store_what_they_extract(
         keys = [reader.key("a.py", blob_id(code)) for code in codes]
         assert sorted(reader.get_many(keys)) == sorted(keys)
         reader.close()
+
+
+def test_files_with_nothing_to_extract_are_not_stored(tmp_path: Path) -> None:
+    # Markdown has no grammar and no regex patterns: one entity whatever it holds, which
+    # costs less to say than to look up.
+    text = b"# Title\n\nSome prose.\n"
+    cache = SymbolCache(str(tmp_path))
+    assert cache.extract("README.md", blob_id(text), text) == extract("README.md", text)
+    assert cache.extract("a.py", blob_id(CODE), CODE) == extract("a.py", CODE)
+    cache.close()
+    reader = SymbolCache(str(tmp_path))
+    keys = [reader.key("README.md", blob_id(text)), reader.key("a.py", blob_id(CODE))]
+    assert list(reader.get_many(keys)) == [keys[1]]
+    reader.close()

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterable
 
 from tinymem.symbols import EXTRACTOR_VERSION, Extraction, Symbol, extract, language_for_path
+from tinymem.symbols.regex import regex_language_for_path
 
 
 def _lang_key(path: str) -> str:
@@ -23,6 +24,12 @@ def _lang_key(path: str) -> str:
     base = os.path.basename(path).lower()
     ext = os.path.splitext(base)[1]
     return "ext" + (ext or ":" + base)
+
+
+def _worth_caching(path: str) -> bool:
+    """Whether extracting costs more than a lookup. With no grammar and no regex patterns for
+    its extension (Markdown, JSON, text), a file is one entity whatever it holds."""
+    return language_for_path(path) is not None or regex_language_for_path(path) is not None
 
 
 def _encode(ex: Extraction) -> str:
@@ -115,12 +122,14 @@ class SymbolCache:
 
     def prefetch(self, files: Iterable[tuple[str, str]]) -> None:
         """Look up many (path, blob id) at once: one query per 500 instead of one per file."""
-        keys = [self.key(p, o) for p, o in files]
+        keys = [self.key(p, o) for p, o in files if _worth_caching(p)]
         found = self.get_many(keys)
         for key in keys:
             self._prefetched[key] = found.get(key)
 
     def extract(self, path: str, oid: str, data: bytes) -> Extraction:
+        if not _worth_caching(path):
+            return extract(path, data)
         key = self.key(path, oid)
         known = key in self._prefetched
         hit = self._prefetched[key] if known else self.get_many([key]).get(key)
