@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.conftest import git
@@ -203,6 +203,9 @@ def _edited(base: dict[str, str], changes: dict[str, str | None]) -> dict[str, s
 
 
 @given(_TREE, st.lists(st.tuples(_TREE_PATH, st.none() | st.sampled_from([b"4", b"5"]))))
+# A directory replaced by a file, then a path below it again: a directory remembered from
+# before the replacement must not be written into.
+@example({}, [("a/b/c", b"4"), ("a", b"5"), ("a/b/d", b"4")])
 def test_edit_tree_applies_changes_to_files_and_directories_by_its_rules(
     base: dict[str, bytes], changes: list[tuple[str, bytes | None]]
 ) -> None:

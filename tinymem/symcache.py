@@ -58,20 +58,24 @@ def _decode(raw: str) -> Extraction:
 def _set_up(db: sqlite3.Connection) -> None:
     """WAL mode and the table. Processes that open a new cache at the same moment (the
     workers of a first `tm init`) contend for the lock that turning WAL on takes, and SQLite
-    refuses the loser at once instead of waiting: it retries, or it would run without a cache."""
-    for attempt in range(_SETUP_ATTEMPTS):
+    refuses the loser at once instead of waiting: it retries, or it would run without a cache.
+    Only for a second: a lock held longer has already cost the busy timeout, and is an error."""
+    deadline = time.monotonic() + _SETUP_RETRY_SECONDS
+    pause = 0.005
+    while True:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
             db.execute("CREATE TABLE IF NOT EXISTS symbols (key TEXT PRIMARY KEY, value TEXT)")
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == _SETUP_ATTEMPTS - 1:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
                 raise
-            time.sleep(0.005 * (attempt + 1))
+            time.sleep(pause)
+            pause *= 1.5
 
 
-_SETUP_ATTEMPTS = 20  # ~1 s in all
+_SETUP_RETRY_SECONDS = 1.0
 
 
 class SymbolCache:
@@ -83,6 +87,7 @@ class SymbolCache:
         # lookup would miss, and 50,000 of them cost ~0.3 CPU-s, so none is made. Rows that
         # other processes add meanwhile are only missed: a miss costs a parse, never a result.
         self._nothing_stored = False
+        db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(os.path.join(cache_dir, "symbols.sqlite"), timeout=10)
             _set_up(db)
@@ -94,7 +99,9 @@ class SymbolCache:
             self._nothing_stored = found is None
             self._db = db
         except sqlite3.Error:
-            self._db = None
+            if db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
 
     def key(self, path: str, oid: str) -> str:
         return f"{EXTRACTOR_VERSION}:{_lang_key(path)}:{oid}"
