@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterable
 
 from tinymem.symbols import EXTRACTOR_VERSION, Extraction, Symbol, extract, language_for_path
-from tinymem.symbols.regex import regex_language_for_path
 
 
 def _lang_key(path: str) -> str:
@@ -29,7 +28,13 @@ def _lang_key(path: str) -> str:
 def _worth_caching(path: str) -> bool:
     """Whether extracting costs more than a lookup. With no grammar and no regex patterns for
     its extension (Markdown, JSON, text), a file is one entity whatever it holds."""
-    return language_for_path(path) is not None or regex_language_for_path(path) is not None
+    if language_for_path(path) is not None:
+        return True
+    # Imported here: the regex fallback's module and data cost ~6 ms, which `tm status` on
+    # modified source files never needs.
+    from tinymem.symbols.regex import regex_language_for_path
+
+    return regex_language_for_path(path) is not None
 
 
 def _encode(ex: Extraction) -> str:
