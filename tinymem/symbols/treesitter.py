@@ -713,7 +713,8 @@ def _deeper(
             if node.descendant_count - 1 > depth - level:
                 out.append((node, True))
             continue
-        inside_dropped = (start, end, node.kind_id) in local and not _spans_whole(node)
+        key: NodeKey = (start, end, node.kind_id)  # `_key(node)`, with the span read once
+        inside_dropped = key in local and not _spans_whole(node)
         if level > depth:
             out.append((node, not inside_dropped))
         elif not inside_dropped:
