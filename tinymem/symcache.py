@@ -134,6 +134,8 @@ class SymbolCache:
 
     def prefetch(self, files: Iterable[tuple[str, str]]) -> None:
         """Look up many (path, blob id) at once: one query per 500 instead of one per file."""
+        if self._db is None or self._nothing_stored:
+            return  # every lookup would miss
         keys = [self.key(p, o) for p, o in files if _worth_caching(p)]
         found = self.get_many(keys)
         for key in keys:
