@@ -20,14 +20,20 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tinymem.atomic import write_atomic
+from tinymem.edits.elisions import find_elisions
+from tinymem.edits.splice import (
+    Replacement,
+    SpliceError,
+    delete_symbols,
+    splice,
+    whole_file_symbols,
+)
 from tinymem.errors import StaleError, UsageError
 from tinymem.gitobjects import MODE_BLOB, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
 from tinymem.proposalrecords import Proposal, pending
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
-from tinymem.reply import find_elisions
 from tinymem.repository import Repo
-from tinymem.splice import Replacement, SpliceError, delete_symbols, splice, whole_file_symbols
 from tinymem.statemap import PROPOSALS, EntityRecord, StateView
 from tinymem.symbols import analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for

@@ -12,15 +12,15 @@ from itertools import islice
 from typing import Any
 
 from tinymem import config as cfg
+from tinymem.edits.proposals import Outcome, build
+from tinymem.edits.reply import parse_reply
 from tinymem.errors import ModelError
 from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import MODE_BLOB, ObjectWriter
 from tinymem.hydrate import Hydration, hydrate
 from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
 from tinymem.llm import CallResult, OnText, call
-from tinymem.proposals import Outcome, build
 from tinymem.records import State, entity_key
-from tinymem.reply import parse_reply
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, StateView
 

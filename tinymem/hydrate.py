@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tinymem.edits.directives import DELETE_DIRECTIVE_HELP
 from tinymem.etv import EtvReport
 from tinymem.ledger import Episode
 from tinymem.records import FILE_SYMBOL, State, entity_key
 from tinymem.relevance import Doc, rank
-from tinymem.reply import DELETE_DIRECTIVE_HELP
 from tinymem.statemap import EntityRecord, FileMeta, StateView
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

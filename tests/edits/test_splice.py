@@ -1,4 +1,4 @@
-"""tinymem.splice: exact byte-for-byte splicing with real tree-sitter (no mocks).
+"""tinymem.edits.splice: exact byte-for-byte splicing with real tree-sitter (no mocks).
 
 Every literal case also goes through `_assert_outside_unchanged`: the original with the
 replaced spans cut out must equal the result with the new spans (and, for insertions, the new
@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tinymem.errors import TinymemError
-from tinymem.splice import (
+from tinymem.edits.splice import (
     Replacement,
     SpliceError,
     SpliceResult,
@@ -20,6 +19,7 @@ from tinymem.splice import (
     splice,
     whole_file_symbols,
 )
+from tinymem.errors import TinymemError
 from tinymem.symbols import Symbol, analyze, extract, language_for_path
 
 R = Replacement

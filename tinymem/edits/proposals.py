@@ -12,13 +12,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter
 from tinymem.paths import repo_relative
 from tinymem.proposalrecords import Proposal, ProposedEntity
 from tinymem.records import FILE_SYMBOL, Confidence, entity_key, split_key
-from tinymem.reply import Block, ParsedReply, block_path
 from tinymem.statemap import FileMeta, StateView
 from tinymem.symbols import Symbol, analyze, correlate, extract, identifiers
 

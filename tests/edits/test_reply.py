@@ -11,16 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tinymem.edits.directives import DELETE_DIRECTIVE_HELP, DeleteDirective
+from tinymem.edits.elisions import find_elisions
+from tinymem.edits.reply import Block, _parse, block_path, parse_reply
 from tinymem.paths import is_dotgit_component
-from tinymem.reply import (
-    DELETE_DIRECTIVE_HELP,
-    Block,
-    DeleteDirective,
-    _parse,
-    block_path,
-    find_elisions,
-    parse_reply,
-)
 
 CORPUS = Path(__file__).parent / "data" / "replies"
 CASES = sorted(p.stem for p in CORPUS.glob("*.md"))

@@ -1,0 +1,51 @@
+"""The DELETE directive: the only way a reply deletes code.
+
+Deletion is never inferred from an omission: only an explicit directive line outside fences,
+``DELETE: path::Symbol`` or ``DELETE: path`` (keyword case-insensitive, optionally bold or in
+backticks, optionally a list item), is a deletion. See `DELETE_DIRECTIVE_HELP`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["DELETE_DIRECTIVE_HELP", "DELETE_RE", "DeleteDirective", "delete_target"]
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteDirective:
+    target: str  # "path::Symbol" or "path" (whole file), as written
+    line: int  # 1-based line in the reply
+
+
+# The example deliberately avoids `path/to/file.py`: models copy example paths from prompts.
+DELETE_DIRECTIVE_HELP = (
+    "To delete code, write a line of its own, outside any code block, of exactly this form: "
+    "`DELETE: src/app.py::parse_args` deletes that one function or class (write "
+    "`DELETE: src/app.py::Parser.parse` for a method), and `DELETE: src/app.py` deletes the "
+    "whole file. Use one DELETE line per deletion and the real repository path. Leaving code "
+    "out of a code block never deletes it: whatever you omit is kept unchanged, so never write "
+    "placeholders such as `# ... rest of the code unchanged`; show complete definitions."
+)
+
+
+_BOLD = r"(?:\*{1,2}|_{2})"
+DELETE_RE = re.compile(
+    r"^[ \t]{0,3}(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?"
+    rf"(?:(?:{_BOLD}|`)[ \t]*)?DELETE[ \t]*(?:{_BOLD}[ \t]*)?:[ \t]*(?:{_BOLD}[ \t]*)?"
+    rf"`?(?P<target>[^\s`*]+)`?[ \t]*(?:{_BOLD}|`)?[ \t]*$",
+    re.I,
+)
+
+
+def delete_target(line: str) -> str | None:
+    match = DELETE_RE.match(line)
+    if match is None:
+        return None
+    target = match["target"].rstrip(".,;")
+    path, sep, symbol = target.partition("::")
+    # `DELETE: a.py::` must not silently become a whole-file deletion.
+    if not path or path.endswith(":") or (sep and (not symbol or symbol.endswith(":"))):
+        return None
+    return target

@@ -1,0 +1,166 @@
+"""Code fences in a reply (CommonMark-style), their info strings, and the line before them.
+
+The file a fenced block belongs to is named in the info string (```` ```python path=a.py ````,
+```` ```py:a.py ````, ```` ```a.py ````, ``title=``/``file=``/``{file="a.py"}``) or on the
+line before the fence (``### a.py``, ``**File:** `a.py` ``, ``Here is the updated `a.py`:``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tinymem.edits.directives import DELETE_RE
+from tinymem.edits.filenames import (
+    DRIVE_PATH_RE,
+    KNOWN_DOTFILES,
+    clean_token,
+    looks_like_path,
+    path_from_line,
+)
+
+__all__ = ["OPEN_FENCE_RE", "Fence", "heading_path", "parse_info", "split_fences"]
+
+_LANG_RE = re.compile(r"[A-Za-z][A-Za-z0-9_+#.\-]*")
+OPEN_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_CLOSE_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*$")
+_KV_RE = re.compile(
+    r"(?P<key>[A-Za-z_][\w-]*)[ \t]*=[ \t]*"
+    r"(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s\"'{},]+))"
+)
+_PATH_KEYS = frozenset({"path", "file", "filename", "filepath", "file_path", "file-path"})
+_TITLE_KEYS = frozenset({"title", "name", "caption", "label", "src"})
+
+
+def _width(indent: str) -> int:
+    return sum(4 if ch == "\t" else 1 for ch in indent)
+
+
+def _dedent(line: str, columns: int) -> str:
+    """Remove up to `columns` columns of leading whitespace (CommonMark fence content rule)."""
+    removed = 0
+    index = 0
+    while index < len(line) and removed < columns and line[index] in " \t":
+        removed += 4 if line[index] == "\t" else 1
+        index += 1
+    return line[index:]
+
+
+@dataclass(slots=True)
+class Fence:
+    open_index: int  # 0-based index of the opening fence line
+    close_index: int | None  # None: unterminated, runs to the end of the text
+    info: str
+    body: list[str]  # dedented body lines
+
+
+def split_fences(lines: list[str], start: int = 0) -> tuple[list[Fence], list[int]]:
+    """CommonMark-style fence scan from line `start` (earlier lines count as outside)."""
+    fences: list[Fence] = []
+    outside: list[int] = list(range(start))
+    index = start
+    count = len(lines)
+    while index < count:
+        match = OPEN_FENCE_RE.match(lines[index])
+        if match is None or (match["fence"][0] == "`" and "`" in match["info"]):
+            outside.append(index)
+            index += 1
+            continue
+        indent = _width(match["indent"])
+        char = match["fence"][0]
+        length = len(match["fence"])
+        end = index + 1
+        close: int | None = None
+        while end < count:
+            closing = _CLOSE_FENCE_RE.match(lines[end])
+            # A closer may be indented a little more than the opener (list items), but a
+            # deeper one is content: a fence inside a docstring must not end the block.
+            if (
+                closing is not None
+                and closing["fence"][0] == char
+                and len(closing["fence"]) >= length
+                and _width(closing["indent"]) <= indent + 3
+            ):
+                close = end
+                break
+            end += 1
+        stop = close if close is not None else count
+        body = [_dedent(line, indent) for line in lines[index + 1 : stop]]
+        fences.append(Fence(index, close, match["info"].strip(), body))
+        index = stop + 1
+    return fences, outside
+
+
+def parse_info(info: str) -> tuple[str | None, str | None]:
+    """(language, path) from a fence info string."""
+    if not info or len(info) > 500:  # a paragraph after ``` is not an info string
+        return None, None
+    path: str | None = None
+    titled: str | None = None
+    for kv in _KV_RE.finditer(info):
+        key = kv["key"].lower()
+        value = next((v for v in (kv["dq"], kv["sq"], kv["bare"]) if v is not None), "").strip()
+        if not value:
+            continue
+        if key in _PATH_KEYS and path is None:
+            path = value
+        elif key in _TITLE_KEYS and titled is None and looks_like_path(value, loose=True):
+            titled = value
+    path = path or titled
+    rest = _KV_RE.sub(" ", info).replace("{", " ").replace("}", " ")
+    tokens = rest.split()
+    language: str | None = None
+    if tokens:
+        first = tokens[0]
+        if first.startswith(".") and first.lower() not in KNOWN_DOTFILES:
+            first = first.lstrip(".")  # pandoc `{.python}`
+        if DRIVE_PATH_RE.match(first):
+            path = path or first
+        elif ":" in first and "://" not in first:
+            lang, _, rest_path = first.partition(":")
+            if _LANG_RE.fullmatch(lang) and rest_path:
+                language = lang
+                path = path or rest_path
+            elif looks_like_path(clean_token(first), loose=True):
+                path = path or clean_token(first)
+        elif looks_like_path(first, loose=True):
+            path = path or first
+        elif _LANG_RE.fullmatch(first):
+            language = first
+        if path is None:
+            for token in tokens[1:]:
+                cleaned = clean_token(token)
+                if looks_like_path(cleaned, loose=True):
+                    path = cleaned
+                    break
+    return language, path
+
+
+def _is_heading_like(line: str) -> bool:
+    """A line that only titles what follows: `# x`, `**x**`, `` `x` ``, a bare path."""
+    s = line.strip()
+    if s.startswith("#") or (s.startswith("**") and s.rstrip(":").endswith("**")):
+        return True
+    if s.startswith("`") and s.rstrip(":").endswith("`"):
+        return True
+    return len(s.split()) == 1
+
+
+def heading_path(lines: list[str], fence_index: int, floor: int) -> str | None:
+    """Path from the nearest non-blank line before a fence (or a title line just above it)."""
+    seen = 0
+    index = fence_index - 1
+    while index >= floor and seen < 2:
+        line = lines[index]
+        index -= 1
+        if not line.strip():
+            continue
+        if OPEN_FENCE_RE.match(line) or DELETE_RE.match(line):
+            return None
+        seen += 1
+        if seen == 2 and not _is_heading_like(line):
+            return None
+        found = path_from_line(line)
+        if found is not None:
+            return found
+    return None

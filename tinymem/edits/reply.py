@@ -1,0 +1,275 @@
+"""Turn a small model's reply (Markdown-ish text) into code blocks, raw paths and deletions.
+
+Pure text in, data out, and `parse_reply` never raises: a reply is untrusted input and a
+parser crash would lose the whole episode. Paths are *reported* here exactly as the model
+wrote them; deciding whether one is safe is `paths.repo_relative`'s job (see `block_path`).
+
+What small (3B-14B) coding models really emit, and what this module survives:
+
+- fences of ``` or ~~~ (3+), longer fences around shorter ones, fences indented inside list
+  items, a last fence never closed (the reply hit max tokens), CRLF;
+- the file named in the info string (```` ```python path=a.py ````, ```` ```py:a.py ````,
+  ```` ```a.py ````, ``title=``/``file=``/``{file="a.py"}``), on the line before the fence
+  (``### a.py``, ``**File:** `a.py` ``, ``Here is the updated `a.py`:``), or in a comment on the
+  first line of the code (``# a.py``, ``// src/x.ts``);
+- several files in one fence separated by comment lines naming them;
+- no fences at all;
+- elisions (``# ... rest of the code unchanged``) that would delete code if taken literally;
+- the whole reply wrapped in ```` ```markdown ```` (unwrapped when the wrapper names no file);
+- a leading ``<think>...</think>`` section (reasoning models): drafts there are not proposals.
+
+Deletion is never inferred from an omission: only an explicit directive line outside fences,
+``DELETE: path::Symbol`` or ``DELETE: path`` (keyword case-insensitive, optionally bold or in
+backticks, optionally a list item), is a deletion. See `DELETE_DIRECTIVE_HELP`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+
+from tinymem.edits.comments import comment_path
+from tinymem.edits.directives import DeleteDirective, delete_target
+from tinymem.edits.elisions import find_elisions
+from tinymem.edits.fences import OPEN_FENCE_RE, Fence, heading_path, parse_info, split_fences
+from tinymem.edits.unfenced import unfenced_region
+from tinymem.errors import UnsafePathError
+from tinymem.paths import is_placeholder_path, repo_relative
+
+__all__ = ["Block", "ParsedReply", "block_path", "parse_reply"]
+
+# Languages whose bodies legitimately contain comment-like lines naming files (headings,
+# diff headers): never split these into several files.
+_NO_SPLIT_LANGS = frozenset({"md", "markdown", "mdx", "diff", "patch", "udiff"})
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One code block of a reply, attributed to at most one file."""
+
+    code: str  # the fence body exactly (line endings normalized to \n), without the fence lines
+    raw_path: str | None  # path as written by the model, before validation
+    # "info" (fence info string) | "heading" (line(s) before the fence) | "inline-comment"
+    # (the first non-blank line of `code` is a comment naming the file, kept in `code`) | None
+    path_source: str | None
+    language: str | None  # language word of the info string, as written ("python", "py", ...)
+    # 1-based line of the opening fence in the reply; for each file of a multi-file fence, the
+    # line of the comment that starts it; 0 for unfenced code
+    start_line: int
+    fenced: bool
+    elisions: tuple[str, ...]  # elision marker lines found in code (stripped), see find_elisions
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReply:
+    blocks: tuple[Block, ...]
+    deletes: tuple[DeleteDirective, ...]
+    prose: str  # the reply outside code blocks (for the record)
+
+
+def _join(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def _make_block(
+    code: str,
+    raw_path: str | None,
+    source: str | None,
+    language: str | None,
+    start_line: int,
+    fenced: bool,
+) -> Block:
+    return Block(
+        code=code,
+        raw_path=raw_path,
+        path_source=source if raw_path is not None else None,
+        language=language,
+        start_line=start_line,
+        fenced=fenced,
+        elisions=find_elisions(code),
+    )
+
+
+def _blocks_from_body(
+    body: list[str],
+    code: str,
+    outer_path: str | None,
+    outer_source: str | None,
+    language: str | None,
+    start_line: int,
+    fenced: bool,
+) -> list[Block]:
+    """One block, or one per file when comment lines naming files separate several."""
+    first = next((i for i, line in enumerate(body) if line.strip()), None)
+    if first is None:
+        return []
+    separators: list[tuple[int, str]] = []
+    if (language or "").lower() not in _NO_SPLIT_LANGS:
+        for i, line in enumerate(body):
+            named = comment_path(line)
+            if named is None:
+                continue
+            path, decorated = named
+            # Mid-body, a plain `# x.py` comment right under code is more likely a remark than a
+            # new file; a blank line above it or a banner/`File:` label makes it a separator.
+            if i == first or decorated or not body[i - 1].strip():
+                separators.append((i, path))
+    at_start = bool(separators) and separators[0][0] == first
+    if not separators or (len(separators) == 1 and at_start):
+        if outer_path is not None:
+            return [_make_block(code, outer_path, outer_source, language, start_line, fenced)]
+        if at_start:
+            path = separators[0][1]
+            return [_make_block(code, path, "inline-comment", language, start_line, fenced)]
+        return [_make_block(code, None, None, language, start_line, fenced)]
+    # Several files: each separator names its own segment. An info/heading path (often just
+    # the last of several files the sentence lists) only claims code before the first one.
+    blocks: list[Block] = []
+    preamble = body[: separators[0][0]]
+    if any(line.strip() for line in preamble):
+        blocks.append(
+            _make_block(
+                _join(_trim_blank_tail(preamble)),
+                outer_path,
+                outer_source,
+                language,
+                start_line,
+                fenced,
+            )
+        )
+    bounds = [i for i, _ in separators] + [len(body)]
+    for (index, path), end in zip(separators, bounds[1:], strict=True):
+        segment = _trim_blank_tail(body[index:end])
+        line_no = start_line + 1 + index if fenced else 0
+        blocks.append(
+            _make_block(_join(segment), path, "inline-comment", language, line_no, fenced)
+        )
+    return blocks
+
+
+def _trim_blank_tail(lines: list[str]) -> list[str]:
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+# Reasoning models (qwen3, deepseek-r1 distills) may put a `<think>` section first when the
+# server does not split it out; code drafted and discarded there is not a proposal.
+_THINK_OPEN_RE = re.compile(r"^\s*<(think|thinking|reasoning)>", re.I)
+# A whole reply wrapped in ```markdown ... ``` (small models do this when told to "answer in
+# Markdown"): the real blocks are inside.
+_WRAPPER_LANGS = frozenset({"markdown", "md"})
+
+
+def _think_end(lines: list[str]) -> int:
+    """Index of the first line after a leading `<think>...</think>` section (0 when none)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return 0
+    match = _THINK_OPEN_RE.match(lines[first])
+    if match is None:
+        return 0
+    closer = f"</{match.group(1).lower()}>"
+    for index in range(first, len(lines)):
+        if closer in lines[index].lower():
+            return index + 1
+    return len(lines)  # never closed: the model only thought
+
+
+def _parse(text: str) -> ParsedReply:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _parse_lines(text.split("\n"), nested=False)
+
+
+def _parse_lines(lines: list[str], *, nested: bool) -> ParsedReply:
+    thinking = _think_end(lines)
+    fences, outside = split_fences(lines, thinking)
+    deletes = tuple(
+        DeleteDirective(target, i + 1)
+        for i in outside
+        if i >= thinking and (target := delete_target(lines[i])) is not None
+    )
+    blocks: list[Block] = []
+    if fences:
+        floor = thinking
+        for fence in fences:
+            language, path = parse_info(fence.info)
+            blocks.extend(_fence_blocks(lines, fence, language, path, floor, nested))
+            floor = (fence.close_index if fence.close_index is not None else len(lines)) + 1
+        prose = "\n".join(lines[i] for i in outside).strip()
+        return ParsedReply(tuple(blocks), deletes, prose)
+    skip = {d.line - 1 for d in deletes} | set(range(thinking))
+    region = unfenced_region(lines, skip)
+    if region is None:
+        return ParsedReply((), deletes, "\n".join(lines).strip())
+    first, last = region
+    body = [line for i, line in enumerate(lines[first : last + 1], first) if i not in skip]
+    blocks = _blocks_from_body(body, _join(body), None, None, None, 0, False)
+    prose_lines = lines[:first] + [lines[i] for i in sorted(skip) if first <= i <= last]
+    prose = "\n".join(prose_lines + lines[last + 1 :]).strip()
+    return ParsedReply(tuple(blocks), deletes, prose)
+
+
+def _fence_blocks(
+    lines: list[str],
+    fence: Fence,
+    language: str | None,
+    path: str | None,
+    floor: int,
+    nested: bool,
+) -> list[Block]:
+    if (
+        path is None
+        and not nested
+        and (language or "").lower() in _WRAPPER_LANGS
+        and any(OPEN_FENCE_RE.match(line) for line in fence.body)
+    ):
+        # A closed wrapper's body ended with a newline; keep it for an inner unclosed fence.
+        body = [*fence.body, ""] if fence.close_index is not None else fence.body
+        inner = _parse_lines(body, nested=True).blocks
+        if inner and all(b.fenced for b in inner):
+            offset = fence.open_index + 1
+            return [replace(b, start_line=b.start_line + offset) for b in inner]
+    source: str | None = "info" if path is not None else None
+    if path is None:
+        path = heading_path(lines, fence.open_index, floor)
+        source = "heading" if path is not None else None
+    # An unterminated fence runs to the end of the text, final newline or not.
+    terminated = fence.close_index is not None
+    code = _join(fence.body) if terminated else "\n".join(fence.body)
+    return _blocks_from_body(fence.body, code, path, source, language, fence.open_index + 1, True)
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Parse a model reply. Never raises: on any internal failure, the reply is all prose."""
+    if not isinstance(text, str):
+        return ParsedReply((), (), "")
+    try:
+        return _parse(text)
+    except Exception:
+        # Defence in depth only: the property tests drive `_parse` directly so that a bug here
+        # shows up as a failing test, not as a silently empty parse.
+        return ParsedReply((), (), text)
+
+
+def block_path(block: Block, workdir: str) -> tuple[str | None, str | None]:
+    """(safe repo-relative path or None, refusal reason or None) for a block's raw path.
+
+    No raw path gives (None, None): the caller correlates the code with known symbols. An
+    unsafe path gives the `UnsafePathError` sentence. An example path (`path/to/file.py`, see
+    `paths.is_placeholder_path`) is ignored unless that file really exists in the work tree.
+    """
+    raw = block.raw_path
+    if raw is None:
+        return None, None
+    try:
+        relative = repo_relative(workdir, raw)
+        if is_placeholder_path(raw) and not os.path.lexists(os.path.join(workdir, relative)):
+            return None, f"example path {raw!r} ignored"
+        return relative, None
+    except UnsafePathError as err:
+        return None, str(err)
+    except Exception as err:  # never raise on model input
+        return None, f"refused path {raw!r}: {err}"

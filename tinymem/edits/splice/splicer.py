@@ -1,0 +1,209 @@
+"""The splice itself: classify every proposed text, plan where it goes, build and verify."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tinymem.edits.splice.forms import Classifier, Form
+from tinymem.edits.splice.lines import WS, container_of, contains, plain_name
+from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
+from tinymem.edits.splice.plan import Edit, Plan
+from tinymem.edits.splice.rust import RustPlacer
+from tinymem.edits.splice.syntax import file_symbols, grammar
+from tinymem.edits.splice.texts import prepare
+from tinymem.edits.splice.verify import Verifier
+from tinymem.records import FILE_SYMBOL
+
+
+class Splicer(RustPlacer, Classifier, Verifier):
+    def can_chain(self, plan: Plan, name: str, after: str, form: Form) -> bool:
+        """Whether `name` can simply follow `after`, a symbol placed earlier in this call: both
+        top-level items, or members of one container (not in Rust, where the impl block
+        chooses)."""
+        point = plan.points.get(after)
+        if point is None:
+            return False
+        if container_of(name) is None or form.kind == "standalone":
+            return point.top
+        return self.language != "rust" and point.parent == container_of(name)
+
+    def holder_in_call(self, name: str, calls: dict[str, Replacement]) -> str | None:
+        """The outermost proper ancestor (by qualified name) of `name` also in this call."""
+        holder = None
+        parent = container_of(name)
+        while parent is not None:
+            if parent in calls:
+                holder = parent
+            parent = container_of(parent)
+        return holder
+
+    def run(self, reps: Sequence[Replacement]) -> SpliceResult:
+        plan = Plan()
+        by_name = self.by_name
+        calls = {r.name: r for r in reps}
+        existing = [r for r in reps if r.name in by_name]
+        new = [r for r in reps if r.name not in by_name]
+
+        # A container and its own member both proposed: the container's text wins.
+        contained: dict[str, str] = {}
+        for r in existing:
+            sym = by_name[r.name]
+            holders = [by_name[o.name] for o in existing if contains(by_name[o.name], sym)]
+            if holders:
+                contained[r.name] = min(holders, key=lambda h: (h.start, -h.end)).name
+        tops = [r for r in existing if r.name not in contained]
+        spans: dict[tuple[int, int], str] = {}
+        for r in tops:
+            sym = by_name[r.name]
+            twin = spans.setdefault((sym.start, sym.end), r.name)
+            if twin != r.name:
+                raise SpliceError(
+                    f"{twin} and {r.name} are one definition in {self.path}; propose it once"
+                )
+
+        forms: dict[str, Form] = {}
+        for r in tops:
+            hint = self.indent_of(by_name[r.name].start)[0]
+            forms[r.name] = self.classify(r.name, prepare(self.language, r.text, hint, r.name))
+        holder_of = {
+            r.name: h for r in new if (h := self.holder_in_call(r.name, calls)) is not None
+        }
+        for r in new:
+            if r.name not in holder_of:
+                text = prepare(self.language, r.text, self.member_hint(r.name), r.name)
+                forms[r.name] = self.classify(r.name, text)
+
+        # New members of a container proposed in this call go into the container's new text.
+        nested: dict[str, list[Replacement]] = {}
+        for r in new:
+            holder = holder_of.get(r.name)
+            if holder is None:
+                continue
+            if holder in forms and self.nestable(forms[holder]):
+                nested.setdefault(holder, []).append(r)
+            else:
+                del holder_of[r.name]
+                text = prepare(self.language, r.text, self.member_hint(r.name), r.name)
+                forms[r.name] = self.classify(r.name, text)
+        for holder, members in nested.items():
+            self.nest(plan, holder, members, forms)
+
+        for r in tops:
+            sym = by_name[r.name]
+            before = self.data[sym.start : sym.end]
+            # No new member was spliced into it and it is the very text: keep the bytes.
+            if r.text.strip(WS) == before and r.name not in nested:
+                after = before  # byte-identical, whatever mix of line endings the file has
+            else:
+                after = forms[r.name].text.placed(self.indent_of(sym.start)[0], self.eol)
+            expect = (r.name, *(m.name for m in nested.get(r.name, [])))
+            maybe = tuple(n for n, c in contained.items() if c == r.name)
+            owners = self.ancestors(sym)
+            plan.edits.append(
+                Edit(sym.start, sym.end, after, self.next_key(), expect, maybe, owners)
+            )
+            plan.placements[r.name] = "replaced in place"
+        for name, holder in contained.items():
+            plan.placements[name] = f"contained in the replacement of {holder}"
+
+        for r in new:
+            if r.name in holder_of:
+                continue
+            form = forms[r.name]
+            expect = (r.name, *(m.name for m in nested.get(r.name, [])))
+            parent_name = container_of(r.name)
+            if r.after is not None and self.can_chain(plan, r.name, r.after, form):
+                self.chain(plan, r.name, r.after, form.text, expect)
+            elif parent_name is None:
+                anchor = by_name.get(r.after) if r.after is not None else None
+                self.place_top(plan, r.name, form.text, anchor, expect)
+            elif form.kind == "standalone":
+                # Go methods, C++ out-of-line members: after the type's last top-level item.
+                anchor = by_name.get(r.after) if r.after is not None else None
+                related = [
+                    s for s in self.symbols if s.name == parent_name or s.parent == parent_name
+                ]
+                if anchor is None and related:
+                    anchor = max(related, key=self.top_item_end)
+                if anchor is None and parent_name in plan.points:
+                    self.chain(plan, r.name, parent_name, form.text, expect)
+                else:
+                    self.place_top(plan, r.name, form.text, anchor, expect)
+            else:
+                self.place_member(plan, r, form, expect)
+        self.flush_impls(plan)
+
+        result, regions = self.build(plan.edits)
+        final = self.check(result, regions, {r.name for r in tops})
+        found = {s.name for s in final}
+        replaced = {r.name for r in tops} | {n for n in contained if n in found}
+        removed = [
+            s.name
+            for s in self.symbols
+            if s.name not in found and any(contains(by_name[r.name], s) for r in tops)
+        ]
+        added = [r.name for r in new]
+        return SpliceResult(
+            data=result,
+            replaced=tuple(n for n in calls if n in replaced),
+            added=tuple(added),
+            placements=plan.placements,
+            removed=tuple(removed),
+        )
+
+    def nest(
+        self, plan: Plan, holder: str, members: list[Replacement], forms: dict[str, Form]
+    ) -> None:
+        """Splice new members into the new text of their container (same call)."""
+        form = forms[holder]
+        prefix = holder.rsplit(".", 1)[0] + "." if "." in holder else ""
+        mini = form.text.joined()
+        defined = {plain_name(s.name) for s in file_symbols(self.path, mini).symbols}
+        todo: list[Replacement] = []
+        for r in members:
+            relative = r.name[len(prefix) :]
+            if plain_name(relative) in defined:
+                plan.placements[r.name] = f"contained in the new text of {holder}"
+                continue
+            after = r.after
+            if after is not None and after.startswith(prefix):
+                after = after[len(prefix) :]
+            todo.append(Replacement(relative, r.text, after))
+        if not todo:
+            return
+        inner = splice(self.path, mini, todo)
+        for r in members:
+            relative = r.name[len(prefix) :]
+            if relative in inner.placements:
+                plan.placements[r.name] = (
+                    f"inside the new text of {holder}, {inner.placements[relative]}"
+                )
+        forms[holder] = Form(
+            form.kind, prepare(self.language, inner.data, b"", holder), form.header
+        )
+
+
+def check_names(names: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        if not name or name == FILE_SYMBOL or any(not part for part in name.split(".")):
+            raise ValueError(f"not a symbol name: {name!r}")
+        if name in seen:
+            raise ValueError(f"{name} is named twice")
+        seen.add(name)
+        out.append(name)
+    return out
+
+
+def splice(path: str, original: bytes, replacements: Sequence[Replacement]) -> SpliceResult:
+    """Replace and insert the proposed symbols in `original` (the content of `path`).
+
+    ValueError for a duplicate or malformed name or an empty text; SpliceError (exit code 5)
+    when the result would not be safe (see the module docstring). Never writes anything.
+    """
+    check_names(r.name for r in replacements)
+    language = grammar(path)
+    if not replacements:
+        return SpliceResult(original, (), (), {})
+    return Splicer(path, language, original).run(replacements)
