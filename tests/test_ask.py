@@ -224,7 +224,7 @@ def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> N
 
 
 def test_a_method_inside_a_hydrated_class_counts_as_hydrated() -> None:
-    from tinymem.edits.proposals import _was_hydrated
+    from tinymem.edits.gates import was_hydrated as _was_hydrated
 
     hydrated = {"app.py::Client": "aaa"}
     assert _was_hydrated("app.py", "Client.post", "bbb", hydrated)

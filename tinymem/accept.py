@@ -173,10 +173,18 @@ def _check_one(
     p = check.proposal
     path = p.path
     assert path is not None
+    check.notes.extend(p.notes)  # how the block was read: what is taken and what is not
     meta = view.meta(path)
     live = {} if meta is None or meta.deleted else {r.symbol: r for r in meta.live_entities()}
     if p.confidence != Confidence.CONFIRMED.value:
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
+        return
+    asked = p.gates.get("A", "pass")
+    if p.kind in ("symbols", "new-file") and asked != "pass":
+        # What the block itself failed at ask time (it does not parse, it is elided inside a
+        # definition, it cannot be spliced into the text the model saw) no later state mends.
+        # A whole file is different: its complete symbols may still be spliced (see _merge).
+        check.gates.append(GateResult("A", False, asked))
         return
     current_text = fp.after
     disk_syms = (
@@ -273,7 +281,7 @@ def _merge(
             + ("; skipped " + ", ".join(skipped) if skipped else "")
         )
         return splice(path, text, reps).data
-    reps = [Replacement(e.symbol, view.blob(e.artifact)) for e in p.entities if e.artifact]
+    reps = [Replacement(e.symbol, view.blob(e.artifact), e.after) for e in p.entities if e.artifact]
     if any(e.symbol == FILE_SYMBOL for e in p.entities):
         return block
     return splice(path, text, reps).data

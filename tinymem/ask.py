@@ -21,6 +21,7 @@ from tinymem.hydrate import Hydration, hydrate
 from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
 from tinymem.llm import CallResult, OnText, call
 from tinymem.records import State, entity_key
+from tinymem.relevance import Request
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, StateView
 
@@ -136,7 +137,14 @@ def _record(
         etv_now = verify(repo, view)
         hydrated = {h["entity"]: h["artifact"] for h in hyd.hydrated}
         outcome = build(
-            view, writer, repo.workdir, parse_reply(c.text), etv_now, hydrated, episode.id
+            view,
+            writer,
+            repo.workdir,
+            parse_reply(c.text),
+            etv_now,
+            hydrated,
+            episode.id,
+            qualified=Request.parse(opts.prompt).qualified,
         )
         result.outcome = outcome
         for p in outcome.proposals:

@@ -20,6 +20,7 @@ class ProposedEntity:
     op: str  # "modify" | "add" | "delete"
     artifact: str | None  # blob of the proposed text (None for delete)
     base: str | None  # the authoritative artifact it was written against (None for add)
+    after: str | None = None  # for "add": the symbol the block gave it after (placement)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Proposal:
     gates: dict[str, str] = field(default_factory=dict)
     hydrated: bool = False  # every modified target was shown to the model in this prompt
     status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
+    notes: list[str] = field(default_factory=list)  # how the block was read and aligned
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]

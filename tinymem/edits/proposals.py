@@ -1,26 +1,36 @@
 """From a parsed reply to proposals: blocks tied to files and entities, with gate results.
 
 Confidence per the rules: CONFIRMED when the block's file is named (fence, heading or inline
-comment) and tree-sitter parses the block cleanly; INFERRED when the file was found only by
-correlation with known entities or the parse/regex is not clean; UNRESOLVED when no file can be
-proven (recorded, never promoted). Correlation aligns with existing entities; it never creates.
+comment) and the normalised block parses with tree-sitter and aligns with the file's entities;
+INFERRED when the file was found only by correlation with known entities or only the regex
+fallback read it; UNRESOLVED when no file or no entity can be proven (an ambiguous member, a
+method that no class has): recorded, never promoted. Correlation aligns with existing
+entities; it never creates.
+
+A proposal that changes symbols is spliced into the State Map's text right away (a trial:
+nothing is written), so a block that cannot be placed is blocked with the splicer's reason,
+and every entity's artifact is its text exactly as accepting would write it.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
 
+from tinymem.edits.align import Alignment, Evidence, align
+from tinymem.edits.gates import etv_gate, gate_b, structure_gate
 from tinymem.edits.reply import Block, ParsedReply, block_path
+from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter
 from tinymem.paths import repo_relative
 from tinymem.proposalrecords import Proposal, ProposedEntity
-from tinymem.records import FILE_SYMBOL, Confidence, entity_key, split_key
+from tinymem.records import FILE_SYMBOL, Confidence, split_key
 from tinymem.statemap import FileMeta, StateView
-from tinymem.symbols import Symbol, analyze, correlate, extract, identifiers
+from tinymem.symbols import correlate, extract, identifiers
+
+__all__ = ["Outcome", "build"]
 
 
 @dataclass
@@ -29,31 +39,29 @@ class Outcome:
     refused: list[dict[str, str]]  # blocks whose path was refused, with the reason
 
 
-def _targets(block_syms: list[Symbol], meta: FileMeta | None) -> list[Symbol]:
-    """The outermost symbols a block proposes. A class given with only some of its existing
-    members is read as those members, never as a class that lost the others."""
-    names = {s.name for s in block_syms}
-    live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
-    out: list[Symbol] = []
-    exploded: set[str] = set()
-    for s in block_syms:
-        if s.parent is not None and s.parent in names and s.parent not in exploded:
-            continue  # covered by its enclosing symbol
-        existing_members = {n for n in live if n.startswith(s.name + ".")}
-        given_members = {n for n in names if n.startswith(s.name + ".")}
-        if s.name in live and existing_members and not existing_members <= given_members:
-            exploded.add(s.name)
-            continue
-        out.append(s)
-    return out
+@dataclass
+class _Context:
+    view: StateView
+    writer: ObjectWriter
+    stale: set[str]
+    drifted: set[str]
+    live_files: dict[str, str]
+    hydrated: dict[str, str]  # entity key -> artifact shown in this prompt
+    qualified: frozenset[str]  # dotted names in the request
+    episode_id: str
+    taken: set[str]
 
+    def new_id(self) -> str:
+        while True:
+            pid = secrets.token_hex(3)
+            if pid not in self.taken:
+                self.taken.add(pid)
+                return pid
 
-def _new_id(taken: set[str]) -> str:
-    while True:
-        pid = secrets.token_hex(3)
-        if pid not in taken:
-            taken.add(pid)
-            return pid
+    def evidence(self, path: str) -> Evidence:
+        prefix = path + "::"
+        shown = frozenset(k[len(prefix) :] for k in self.hydrated if k.startswith(prefix))
+        return Evidence(qualified=self.qualified, hydrated=shown)
 
 
 def build(
@@ -64,11 +72,23 @@ def build(
     etv: EtvReport,
     hydrated: dict[str, str],
     episode_id: str,
+    *,
+    qualified: frozenset[str] = frozenset(),
 ) -> Outcome:
-    taken = set(view.proposal_ids())
-    stale = etv.stale_keys()
-    drifted = {d.path for d in etv.drift}
-    live_files = view.files()
+    """Proposals for every block and DELETE line of a reply. `hydrated` maps the entity keys
+    shown in the prompt to their artifacts; `qualified` holds the dotted names the request
+    used (`Session.send`): the evidence that decides between same-named members."""
+    ctx = _Context(
+        view,
+        writer,
+        etv.stale_keys(),
+        {d.path for d in etv.drift},
+        view.files(),
+        hydrated,
+        qualified,
+        episode_id,
+        set(view.proposal_ids()),
+    )
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
     for block in parsed.blocks:
@@ -77,49 +97,18 @@ def build(
             outcome.refused.append({"path": block.raw_path or "", "reason": refusal})
             continue
         code = block.code.encode()
-        reason: str | None = None
-        confidence = Confidence.CONFIRMED
+        confidence, reason = Confidence.CONFIRMED, None
         if path is None:
             if candidates is None:
                 candidates = _correlation_candidates(view)
             match = correlate(code, candidates)
             if match is None:
-                outcome.proposals.append(
-                    Proposal(
-                        _new_id(taken),
-                        episode_id,
-                        None,
-                        "unresolved",
-                        Confidence.UNRESOLVED.value,
-                        "no file named and no known entity matches the block",
-                        [],
-                        writer.blob(code),
-                        None,
-                        list(block.elisions),
-                        {"A": "UNRESOLVED: no provable file"},
-                    )
-                )
+                outcome.proposals.append(_unresolved(ctx, block, code))
                 continue
             path = split_key(match[0])[0]
             confidence = Confidence.INFERRED
             reason = f"file inferred by correlation with {match[0]} (score {match[1]:.2f})"
-        outcome.proposals.append(
-            _file_proposal(
-                view,
-                writer,
-                block,
-                path,
-                code,
-                confidence,
-                reason,
-                taken,
-                episode_id,
-                stale,
-                drifted,
-                live_files,
-                hydrated,
-            )
-        )
+        outcome.proposals.append(_file_proposal(ctx, block, path, code, confidence, reason))
     for d in parsed.deletes:
         raw_path, _, symbol = d.target.partition("::")
         try:
@@ -127,30 +116,50 @@ def build(
         except UnsafePathError as exc:
             outcome.refused.append({"path": raw_path, "reason": str(exc)})
             continue
-        meta = view.meta(path)
-        names = [symbol] if symbol else [r.symbol for r in meta.live_entities()] if meta else []
-        ents = []
-        for name in names:
-            rec = meta.entities.get(name) if meta else None
-            ents.append(ProposedEntity(name, "delete", None, rec.artifact if rec else None))
-        gate_a = "pass" if ents and all(e.base for e in ents) else "nothing to delete"
-        p = Proposal(
-            _new_id(taken),
-            episode_id,
-            path,
-            "delete",
-            Confidence.CONFIRMED.value,
-            None,
-            ents,
-            None,
-            live_files.get(path),
-            [],
-            {"A": gate_a},
-        )
-        p.gates["ETV"] = _etv_gate(p, stale, drifted)
-        p.gates["B"] = "user accept with --allow-delete"
-        outcome.proposals.append(p)
+        outcome.proposals.append(_deletion(ctx, path, symbol))
     return outcome
+
+
+def _unresolved(ctx: _Context, block: Block, code: bytes) -> Proposal:
+    return Proposal(
+        ctx.new_id(),
+        ctx.episode_id,
+        None,
+        "unresolved",
+        Confidence.UNRESOLVED.value,
+        "no file named and no known entity matches the block",
+        [],
+        ctx.writer.blob(code),
+        None,
+        list(block.elisions),
+        {"A": "UNRESOLVED: no provable file"},
+    )
+
+
+def _deletion(ctx: _Context, path: str, symbol: str) -> Proposal:
+    meta = ctx.view.meta(path)
+    names = [symbol] if symbol else [r.symbol for r in meta.live_entities()] if meta else []
+    ents = []
+    for name in names:
+        rec = meta.entities.get(name) if meta else None
+        ents.append(ProposedEntity(name, "delete", None, rec.artifact if rec else None))
+    gate_a = "pass" if ents and all(e.base for e in ents) else "nothing to delete"
+    p = Proposal(
+        ctx.new_id(),
+        ctx.episode_id,
+        path,
+        "delete",
+        Confidence.CONFIRMED.value,
+        None,
+        ents,
+        None,
+        ctx.live_files.get(path),
+        [],
+        {"A": gate_a},
+    )
+    p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
+    p.gates["B"] = "user accept with --allow-delete"
+    return p
 
 
 def _correlation_candidates(view: StateView) -> dict[str, frozenset[str]]:
@@ -164,114 +173,100 @@ def _correlation_candidates(view: StateView) -> dict[str, frozenset[str]]:
     return out
 
 
-def _etv_gate(p: Proposal, stale: set[str], drifted: set[str]) -> str:
-    if p.path is None:
-        return "pass"
-    hit = [k for k in p.entity_keys() if k in stale]
-    if hit:
-        return "STALE: " + ", ".join(hit) + " changed on disk since the State Map; tm adopt first"
-    if p.kind in ("whole-file", "new-file") and p.path in drifted:
-        return f"STALE: {p.path} changed on disk; tm adopt it first"
-    return "pass"
-
-
 def _file_proposal(
-    view: StateView,
-    writer: ObjectWriter,
+    ctx: _Context,
     block: Block,
     path: str,
     code: bytes,
     confidence: Confidence,
     reason: str | None,
-    taken: set[str],
-    episode_id: str,
-    stale: set[str],
-    drifted: set[str],
-    live_files: dict[str, str],
-    hydrated: dict[str, str],
 ) -> Proposal:
-    meta = view.meta(path)
+    meta: FileMeta | None = ctx.view.meta(path)
     if meta is not None and meta.deleted:
         meta = None
-    ex = extract(path, code)
-    if ex.method != "tree-sitter" and confidence is Confidence.CONFIRMED and ex.method != "none":
-        confidence = Confidence.INFERRED
-        reason = ex.reason
-    syms = list(ex.symbols)
+    before = None if meta is None else ctx.view.blob(meta.snapshot)
+    aligned = align(path, code, before, ctx.evidence(path))
+    if aligned.method == "regex" and confidence is Confidence.CONFIRMED:
+        confidence, reason = Confidence.INFERRED, aligned.problem
+    if aligned.blocked is not None and confidence is Confidence.CONFIRMED:
+        confidence, reason = Confidence.UNRESOLVED, aligned.blocked
     if meta is None:
         kind = "new-file"
-        targets = syms or [Symbol(FILE_SYMBOL, "file", 0, len(code), None)]
+    elif aligned.whole_file:
+        kind = "whole-file"
     else:
-        live_top = {r.symbol for r in meta.live_entities() if "." not in r.symbol}
-        given_top = {s.name for s in syms if s.parent is None}
-        whole = bool(live_top) and live_top <= given_top
-        if not syms:
-            whole = True  # a symbol-less file (or text) given in full
-        kind = "whole-file" if whole else "symbols"
-        targets = (
-            [Symbol(FILE_SYMBOL, "file", 0, len(code), None)]
-            if not syms
-            else (syms if whole else _targets(syms, meta))
-        )
-    live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
-    ents: list[ProposedEntity] = []
-    for s in targets:
-        if kind == "whole-file" and s.parent is not None:
-            continue
-        text = code if s.name == FILE_SYMBOL else code[s.start : s.end]
-        rec = live.get(s.name)
-        ents.append(
-            ProposedEntity(
-                s.name, "modify" if rec else "add", writer.blob(text), rec.artifact if rec else None
-            )
-        )
+        kind = "symbols"
     p = Proposal(
-        _new_id(taken),
-        episode_id,
+        ctx.new_id(),
+        ctx.episode_id,
         path,
         kind,
         confidence.value,
         reason,
-        ents,
-        writer.blob(code),
-        live_files.get(path),
+        [],
+        ctx.writer.blob(code),
+        ctx.live_files.get(path),
         list(block.elisions),
+        notes=list(aligned.notes),
     )
-    p.gates["A"] = _gate_a(p, ex, meta, view, code)
-    p.gates["ETV"] = _etv_gate(p, stale, drifted)
-    modified = [e for e in ents if e.op == "modify"]
-    p.hydrated = bool(modified) and all(
-        _was_hydrated(path, e.symbol, e.base, hydrated) for e in modified
+    live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
+    texts, splice_problem = _entity_texts(kind, path, code, before, aligned)
+    for t in aligned.targets:
+        rec = live.get(t.name)
+        text = texts.get(t.name, t.text)
+        p.entities.append(
+            ProposedEntity(
+                t.name,
+                "modify" if rec else "add",
+                ctx.writer.blob(text),
+                rec.artifact if rec else None,
+                t.after if not rec else None,
+            )
+        )
+    if not p.entities and confidence is not Confidence.UNRESOLVED:
+        # A text with no definitions (Markdown, a config file) is the file itself.
+        rec = live.get(FILE_SYMBOL)
+        op = "modify" if kind == "whole-file" else "add"
+        base = rec.artifact if rec else None
+        p.entities.append(ProposedEntity(FILE_SYMBOL, op, ctx.writer.blob(code), base))
+    gate_a = structure_gate(
+        p,
+        language=aligned.language,
+        problem=aligned.problem,
+        texts={t.name: t.text for t in aligned.targets},
+        block=code,
+        before=before,
     )
-    p.gates["B"] = "eligible for --accept (targets hydrated)" if p.hydrated else "user accept"
+    if gate_a == "pass" and splice_problem is not None:
+        gate_a = splice_problem
+    p.gates["A"] = gate_a
+    p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
+    p.gates["B"] = gate_b(p, ctx.hydrated)
     return p
 
 
-def _was_hydrated(path: str, symbol: str, base: str | None, hydrated: dict[str, str]) -> bool:
-    """The model saw this entity's current text: itself, or an enclosing class in full."""
-    if hydrated.get(entity_key(path, symbol)) == base:
-        return True
-    parts = symbol.split(".")
-    return any(entity_key(path, ".".join(parts[:n])) in hydrated for n in range(1, len(parts)))
+def _entity_texts(
+    kind: str, path: str, code: bytes, before: bytes | None, aligned: Alignment
+) -> tuple[dict[str, bytes], str | None]:
+    """Each target's text as it will sit in the file, and why the splice fails (or None).
 
-
-def _gate_a(p: Proposal, ex: Any, meta: FileMeta | None, view: StateView, code: bytes) -> str:
-    if p.confidence != Confidence.CONFIRMED.value:
-        return f"{p.confidence}: {p.reason}"
-    if not ex.clean:
-        return f"does not parse: {ex.reason}"
-    if ex.language:
-        # analyze() adds Python's own parser, stricter than tree-sitter-python.
-        syntax = analyze(ex.language, code)
-        if not syntax.clean:
-            return f"does not parse: {syntax.reason}"
-    if p.elisions and p.kind in ("whole-file", "new-file"):
-        return f"elided ({p.elisions[0]!r}): a whole file with placeholders would delete code"
-    if p.kind == "whole-file" and meta is not None and ex.language:
-        before = analyze(ex.language, view.blob(meta.snapshot)).node_count
-        after = analyze(ex.language, code).node_count
-        if before and after * 2 < before:
-            return f"syntax tree collapsed ({after} nodes, was {before})"
-    if p.elisions:
-        return f"elided ({p.elisions[0]!r}) inside a symbol"
-    return "pass"
+    Symbols are spliced into the State Map's text on trial; whole and new files are their own
+    result. A block that does not parse or cannot be aligned is not spliced: its texts stay
+    as the block gives them.
+    """
+    if kind != "symbols":
+        found = {s.name: code[s.start : s.end] for s in extract(path, code).symbols}
+        return found, None
+    if before is None or aligned.blocked is not None or aligned.problem is not None:
+        return {}, None
+    if not aligned.targets:
+        return {}, None
+    reps = [Replacement(t.name, t.text, t.after) for t in aligned.targets]
+    try:
+        result = splice(path, before, reps)
+    except SpliceError as exc:
+        return {}, str(exc)
+    except ValueError as exc:  # two targets of one name: the block defines it twice
+        return {}, f"the block cannot be spliced: {exc}"
+    spans = {s.name: result.data[s.start : s.end] for s in extract(path, result.data).symbols}
+    return {t.name: spans[t.name] for t in aligned.targets if t.name in spans}, None

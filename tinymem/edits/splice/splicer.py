@@ -9,8 +9,8 @@ from tinymem.edits.splice.lines import WS, container_of, contains, plain_name
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.plan import Edit, Plan
 from tinymem.edits.splice.rust import RustPlacer
-from tinymem.edits.splice.syntax import file_symbols, grammar
-from tinymem.edits.splice.texts import prepare
+from tinymem.edits.splice.syntax import file_symbols, grammar, syntax_problem
+from tinymem.edits.splice.texts import Text, prepare
 from tinymem.edits.splice.verify import Verifier
 from tinymem.records import FILE_SYMBOL
 
@@ -36,6 +36,20 @@ class Splicer(RustPlacer, Classifier, Verifier):
                 holder = parent
             parent = container_of(parent)
         return holder
+
+    def form_of(self, name: str, text: Text) -> Form:
+        """What a prepared text is (`classify`), with its indentation in the file's unit: a
+        method the model indented with two spaces or tabs is written as the file writes."""
+        form = self.classify(name, text)
+        converted = form.text.in_unit(self.unit())
+        if converted is form.text:
+            return form
+        if self.language == "python":
+            # A member of a Python class parses alone; the new levels must read the same.
+            before = syntax_problem(self.language, form.text.joined())
+            if syntax_problem(self.language, converted.joined()) and not before:
+                return form
+        return Form(form.kind, converted, form.header)
 
     def run(self, reps: Sequence[Replacement]) -> SpliceResult:
         plan = Plan()
@@ -64,14 +78,14 @@ class Splicer(RustPlacer, Classifier, Verifier):
         forms: dict[str, Form] = {}
         for r in tops:
             hint = self.indent_of(by_name[r.name].start)[0]
-            forms[r.name] = self.classify(r.name, prepare(self.language, r.text, hint, r.name))
+            forms[r.name] = self.form_of(r.name, prepare(self.language, r.text, hint, r.name))
         holder_of = {
             r.name: h for r in new if (h := self.holder_in_call(r.name, calls)) is not None
         }
         for r in new:
             if r.name not in holder_of:
                 text = prepare(self.language, r.text, self.member_hint(r.name), r.name)
-                forms[r.name] = self.classify(r.name, text)
+                forms[r.name] = self.form_of(r.name, text)
 
         # New members of a container proposed in this call go into the container's new text.
         nested: dict[str, list[Replacement]] = {}
@@ -84,7 +98,7 @@ class Splicer(RustPlacer, Classifier, Verifier):
             else:
                 del holder_of[r.name]
                 text = prepare(self.language, r.text, self.member_hint(r.name), r.name)
-                forms[r.name] = self.classify(r.name, text)
+                forms[r.name] = self.form_of(r.name, text)
         for holder, members in nested.items():
             self.nest(plan, holder, members, forms)
 

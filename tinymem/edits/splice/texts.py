@@ -21,6 +21,47 @@ class Text:
     def joined(self) -> bytes:
         return b"\n".join(self.lines)
 
+    def unit(self) -> bytes | None:
+        """One indentation level as this text writes it: a tab, or the widest of 8, 4, 3, 2
+        spaces that the indentation of at least four in five of its moved lines is a multiple
+        of (hanging indents and aligned continuations are the rest). None: no indented line,
+        tabs mixed with spaces, or no such width."""
+        indents = [leading_ws(line) for line, s in zip(self.lines, self.shift, strict=True) if s]
+        indents = [ws for ws in indents if ws]
+        if not indents:
+            return None
+        if all(ws.strip(b"\t") == b"" for ws in indents):
+            return b"\t"
+        if any(b"\t" in ws for ws in indents):
+            return None
+        widths = [len(ws) for ws in indents]
+        for unit in (8, 4, 3, 2):
+            if unit <= min(widths) and sum(w % unit == 0 for w in widths) * 5 >= len(widths) * 4:
+                return b" " * unit
+        return None
+
+    def in_unit(self, unit: bytes) -> Text:
+        """The same text with its indentation levels written in `unit` (the file's): a method
+        indented with two spaces, or tabs, goes into a four-space file with four. Widths that
+        are not whole levels (aligned continuation lines) are scaled in proportion."""
+        own = self.unit()
+        if own is None or own == unit:
+            return self
+        lines = [self.lines[0]]
+        for line, shift in zip(self.lines[1:], self.shift[1:], strict=True):
+            ws = leading_ws(line)
+            if not shift or not ws:
+                lines.append(line)
+                continue
+            if own == b"\t":  # spaces after the tabs align, they are not a level
+                levels, extra = len(ws) - len(ws.lstrip(b"\t")), len(ws.lstrip(b"\t"))
+            else:
+                levels, rest = divmod(len(ws), len(own))
+                extra = rest if unit == b"\t" else rest * len(unit) // len(own)
+            new = unit * levels + b" " * extra
+            lines.append(new + line[len(ws) :])
+        return Text(lines, list(self.shift))
+
     def placed(self, indent: bytes, eol: bytes) -> bytes:
         """The text for a spot whose first line already sits at `indent`."""
         out = [self.lines[0]]
