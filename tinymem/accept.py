@@ -180,10 +180,11 @@ def _check_one(
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
         return
     asked = p.gates.get("A", "pass")
-    if p.kind in ("symbols", "new-file") and asked != "pass":
+    if asked != "pass" and (p.kind in ("symbols", "new-file") or p.format != "code"):
         # What the block itself failed at ask time (it does not parse, it is elided inside a
-        # definition, it cannot be spliced into the text the model saw) no later state mends.
-        # A whole file is different: its complete symbols may still be spliced (see _merge).
+        # definition, it cannot be spliced into the text the model saw, a hunk matches
+        # nowhere) no later state mends. A whole file the model wrote out is different: its
+        # complete symbols may still be spliced (see _merge).
         check.gates.append(GateResult("A", False, asked))
         return
     current_text = fp.after

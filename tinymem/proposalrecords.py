@@ -39,6 +39,7 @@ class Proposal:
     hydrated: bool = False  # every modified target was shown to the model in this prompt
     status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
     notes: list[str] = field(default_factory=list)  # how the block was read and aligned
+    format: str = "code"  # the block's format: "code" | "udiff" | "search-replace"
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]

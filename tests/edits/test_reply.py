@@ -314,7 +314,8 @@ def test_markdown_and_diff_fences_are_never_split() -> None:
     text = f"{F}markdown README.md\n# Title\n\n## setup.py\ntext\n\n## other.py\n{F}\n"
     assert only(text).raw_path == "README.md"
     diff = f"{F}diff\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n{F}\n"
-    assert only(diff).raw_path is None
+    block = only(diff)  # one block: the file comes from the diff's own header
+    assert (block.raw_path, block.path_source, block.format) == ("x.py", "diff-header", "udiff")
 
 
 # --- unfenced replies ----------------------------------------------------------------------

@@ -18,7 +18,9 @@ import secrets
 from dataclasses import dataclass
 
 from tinymem.edits.align import Alignment, Evidence, align
+from tinymem.edits.changes import changes_between
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
+from tinymem.edits.patches import apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.errors import UnsafePathError
@@ -28,7 +30,14 @@ from tinymem.paths import repo_relative
 from tinymem.proposalrecords import Proposal, ProposedEntity
 from tinymem.records import FILE_SYMBOL, Confidence, split_key
 from tinymem.statemap import FileMeta, StateView
-from tinymem.symbols import correlate, extract, identifiers
+from tinymem.symbols import (
+    GRAMMAR_LANGUAGES,
+    analyze,
+    correlate,
+    extract,
+    identifiers,
+    language_for_path,
+)
 
 __all__ = ["Outcome", "build"]
 
@@ -108,6 +117,9 @@ def build(
             path = split_key(match[0])[0]
             confidence = Confidence.INFERRED
             reason = f"file inferred by correlation with {match[0]} (score {match[1]:.2f})"
+        if block.format != "code":
+            outcome.proposals.append(_edit_proposal(ctx, block, path, confidence, reason))
+            continue
         outcome.proposals.append(_file_proposal(ctx, block, path, code, confidence, reason))
     for d in parsed.deletes:
         raw_path, _, symbol = d.target.partition("::")
@@ -242,6 +254,79 @@ def _file_proposal(
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.hydrated)
+    return p
+
+
+def _edit_proposal(
+    ctx: _Context, block: Block, path: str, confidence: Confidence, reason: str | None
+) -> Proposal:
+    """A unified diff or SEARCH/REPLACE block: applied to the State Map's text of the file,
+    then read back as the entities it changes (`changes.py`)."""
+    meta: FileMeta | None = ctx.view.meta(path)
+    if meta is not None and meta.deleted:
+        meta = None
+    before = None if meta is None else ctx.view.blob(meta.snapshot)
+    patched = apply_edit(block.format, block.code, before, path)
+    if patched.data is None and patched.problem is None:
+        return _deletion(ctx, path, "")  # a diff to /dev/null: the whole file goes
+    if patched.problem is not None:
+        confidence, reason = Confidence.UNRESOLVED, patched.problem
+    after = patched.data if patched.data is not None else b""
+    live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
+    p = Proposal(
+        ctx.new_id(),
+        ctx.episode_id,
+        path,
+        "new-file" if before is None else "symbols",
+        confidence.value,
+        reason,
+        [],
+        ctx.writer.blob(after if patched.problem is None else block.code.encode()),
+        ctx.live_files.get(path),
+        list(block.elisions),
+        format=block.format,
+    )
+    texts: dict[str, bytes] = {}
+    if patched.problem is None and before is not None:
+        found = changes_between(path, before, after)
+        p.kind = found.kind
+        texts = found.texts
+        for target in found.targets:
+            rec = live.get(target.name)
+            p.entities.append(
+                ProposedEntity(
+                    target.name,
+                    "modify" if rec else "add",
+                    ctx.writer.blob(target.text),
+                    rec.artifact if rec else None,
+                    None if rec else target.after,
+                )
+            )
+        for name in found.removed:
+            rec = live.get(name)
+            p.entities.append(ProposedEntity(name, "delete", None, rec.artifact if rec else None))
+        if found.removed:
+            p.notes.append(
+                "it removes " + ", ".join(found.removed) + ": accepting needs --allow-delete"
+            )
+    elif patched.problem is None:
+        for sym in extract(path, after).symbols:
+            if sym.parent is None:
+                text = after[sym.start : sym.end]
+                p.entities.append(ProposedEntity(sym.name, "add", ctx.writer.blob(text), None))
+    language = language_for_path(path)
+    problem = None
+    if language in GRAMMAR_LANGUAGES and patched.problem is None:
+        clean_before = before is None or analyze(language, before).clean
+        syntax = analyze(language, after)
+        if clean_before and not syntax.clean:
+            problem = syntax.reason or "syntax error"
+    p.gates["A"] = structure_gate(
+        p, language=language, problem=problem, texts=texts, block=after, before=before
+    )
+    p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
+    deleting = any(e.op == "delete" for e in p.entities)
+    p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.hydrated)
     return p
 
 

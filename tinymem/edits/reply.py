@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from tinymem.edits.blocks import Block, ParsedReply, join_lines, make_block
 from tinymem.edits.comments import comment_path
 from tinymem.edits.directives import DeleteDirective, delete_target
-from tinymem.edits.elisions import find_elisions
 from tinymem.edits.fences import OPEN_FENCE_RE, Fence, heading_path, parse_info, split_fences
+from tinymem.edits.formats import bare_edit_blocks, edit_blocks
 from tinymem.edits.unfenced import unfenced_region
 from tinymem.errors import UnsafePathError
 from tinymem.paths import is_placeholder_path, repo_relative
@@ -42,53 +43,6 @@ __all__ = ["Block", "ParsedReply", "block_path", "parse_reply"]
 # Languages whose bodies legitimately contain comment-like lines naming files (headings,
 # diff headers): never split these into several files.
 _NO_SPLIT_LANGS = frozenset({"md", "markdown", "mdx", "diff", "patch", "udiff"})
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One code block of a reply, attributed to at most one file."""
-
-    code: str  # the fence body exactly (line endings normalized to \n), without the fence lines
-    raw_path: str | None  # path as written by the model, before validation
-    # "info" (fence info string) | "heading" (line(s) before the fence) | "inline-comment"
-    # (the first non-blank line of `code` is a comment naming the file, kept in `code`) | None
-    path_source: str | None
-    language: str | None  # language word of the info string, as written ("python", "py", ...)
-    # 1-based line of the opening fence in the reply; for each file of a multi-file fence, the
-    # line of the comment that starts it; 0 for unfenced code
-    start_line: int
-    fenced: bool
-    elisions: tuple[str, ...]  # elision marker lines found in code (stripped), see find_elisions
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedReply:
-    blocks: tuple[Block, ...]
-    deletes: tuple[DeleteDirective, ...]
-    prose: str  # the reply outside code blocks (for the record)
-
-
-def _join(lines: list[str]) -> str:
-    return "".join(line + "\n" for line in lines)
-
-
-def _make_block(
-    code: str,
-    raw_path: str | None,
-    source: str | None,
-    language: str | None,
-    start_line: int,
-    fenced: bool,
-) -> Block:
-    return Block(
-        code=code,
-        raw_path=raw_path,
-        path_source=source if raw_path is not None else None,
-        language=language,
-        start_line=start_line,
-        fenced=fenced,
-        elisions=find_elisions(code),
-    )
 
 
 def _blocks_from_body(
@@ -118,19 +72,19 @@ def _blocks_from_body(
     at_start = bool(separators) and separators[0][0] == first
     if not separators or (len(separators) == 1 and at_start):
         if outer_path is not None:
-            return [_make_block(code, outer_path, outer_source, language, start_line, fenced)]
+            return [make_block(code, outer_path, outer_source, language, start_line, fenced)]
         if at_start:
             path = separators[0][1]
-            return [_make_block(code, path, "inline-comment", language, start_line, fenced)]
-        return [_make_block(code, None, None, language, start_line, fenced)]
+            return [make_block(code, path, "inline-comment", language, start_line, fenced)]
+        return [make_block(code, None, None, language, start_line, fenced)]
     # Several files: each separator names its own segment. An info/heading path (often just
     # the last of several files the sentence lists) only claims code before the first one.
     blocks: list[Block] = []
     preamble = body[: separators[0][0]]
     if any(line.strip() for line in preamble):
         blocks.append(
-            _make_block(
-                _join(_trim_blank_tail(preamble)),
+            make_block(
+                join_lines(_trim_blank_tail(preamble)),
                 outer_path,
                 outer_source,
                 language,
@@ -143,7 +97,7 @@ def _blocks_from_body(
         segment = _trim_blank_tail(body[index:end])
         line_no = start_line + 1 + index if fenced else 0
         blocks.append(
-            _make_block(_join(segment), path, "inline-comment", language, line_no, fenced)
+            make_block(join_lines(segment), path, "inline-comment", language, line_no, fenced)
         )
     return blocks
 
@@ -201,12 +155,16 @@ def _parse_lines(lines: list[str], *, nested: bool) -> ParsedReply:
         prose = "\n".join(lines[i] for i in outside).strip()
         return ParsedReply(tuple(blocks), deletes, prose)
     skip = {d.line - 1 for d in deletes} | set(range(thinking))
+    edits, used = bare_edit_blocks(lines, skip)
+    if edits:
+        prose = "\n".join(line for i, line in enumerate(lines) if i not in used).strip()
+        return ParsedReply(tuple(edits), deletes, prose)
     region = unfenced_region(lines, skip)
     if region is None:
         return ParsedReply((), deletes, "\n".join(lines).strip())
     first, last = region
     body = [line for i, line in enumerate(lines[first : last + 1], first) if i not in skip]
-    blocks = _blocks_from_body(body, _join(body), None, None, None, 0, False)
+    blocks = _blocks_from_body(body, join_lines(body), None, None, None, 0, False)
     prose_lines = lines[:first] + [lines[i] for i in sorted(skip) if first <= i <= last]
     prose = "\n".join(prose_lines + lines[last + 1 :]).strip()
     return ParsedReply(tuple(blocks), deletes, prose)
@@ -236,9 +194,12 @@ def _fence_blocks(
     if path is None:
         path = heading_path(lines, fence.open_index, floor)
         source = "heading" if path is not None else None
+    edits = edit_blocks(fence.body, language, path, source, fence.open_index + 1, True)
+    if edits is not None:
+        return edits
     # An unterminated fence runs to the end of the text, final newline or not.
     terminated = fence.close_index is not None
-    code = _join(fence.body) if terminated else "\n".join(fence.body)
+    code = join_lines(fence.body) if terminated else "\n".join(fence.body)
     return _blocks_from_body(fence.body, code, path, source, language, fence.open_index + 1, True)
 
 

@@ -1,0 +1,157 @@
+"""Which edit format a block is written in, and its blocks when it is not plain code.
+
+Besides whole definitions (the format tm asks for), models trained on other tools answer
+with unified diffs (```diff fences, or bare `--- a/x` / `+++ b/x` sections, several files in
+one) and aider's SEARCH/REPLACE blocks. Both become blocks of their own format, one per
+file, with the elisions of the lines they *add* (a context line that says `# ...` deletes
+nothing).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tinymem.edits.blocks import Block, join_lines
+from tinymem.edits.elisions import find_elisions
+from tinymem.edits.filenames import clean_token, looks_like_path, path_from_line
+from tinymem.edits.searchreplace import has_search_replace, parse_pairs
+from tinymem.edits.udiff import looks_like_diff, split_files
+
+__all__ = ["DIFF_LANGS", "bare_edit_blocks", "edit_blocks"]
+
+DIFF_LANGS = frozenset({"diff", "patch", "udiff"})
+_DIFF_LINE = re.compile(r"^(?:[ +\-@\\]|diff |index |new file mode|deleted file mode)")
+_SEARCH_LINE = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
+_REPLACE_LINE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
+
+
+def _diff_elisions(code: str) -> tuple[str, ...]:
+    added = [
+        line[1:] for line in code.split("\n") if line.startswith("+") and not line.startswith("+++")
+    ]
+    return find_elisions("\n".join(added))
+
+
+def _pairs_elisions(code: str) -> tuple[str, ...]:
+    pairs, _problem = parse_pairs(code)
+    return find_elisions("\n".join(line for p in pairs for line in p.replace))
+
+
+def _block(
+    code: str,
+    path: str | None,
+    source: str | None,
+    language: str | None,
+    start_line: int,
+    fenced: bool,
+    fmt: str,
+) -> Block:
+    elisions = _diff_elisions(code) if fmt == "udiff" else _pairs_elisions(code)
+    return Block(
+        code=code,
+        raw_path=path,
+        path_source=source if path is not None else None,
+        language=language,
+        start_line=start_line,
+        fenced=fenced,
+        elisions=elisions,
+        format=fmt,
+    )
+
+
+def _leading_path(body: list[str]) -> str | None:
+    """A bare path on the first line of a SEARCH/REPLACE fence (before `<<<<<<< SEARCH`)."""
+    for line in body:
+        if not line.strip():
+            continue
+        if _SEARCH_LINE.match(line):
+            return None
+        token = clean_token(line.strip())
+        return token if " " not in line.strip() and looks_like_path(token, loose=True) else None
+    return None
+
+
+def edit_blocks(
+    body: list[str],
+    language: str | None,
+    path: str | None,
+    source: str | None,
+    start_line: int,
+    fenced: bool,
+) -> list[Block] | None:
+    """The blocks of a diff or SEARCH/REPLACE body; None when the body is plain code."""
+    lang = (language or "").lower()
+    if lang in DIFF_LANGS or looks_like_diff(body):
+        blocks = []
+        for named, lines in split_files(body):
+            raw, src = (named, "diff-header") if named is not None else (path, source)
+            blocks.append(
+                _block(join_lines(lines), raw, src, language, start_line, fenced, "udiff")
+            )
+        return blocks
+    if has_search_replace(body):
+        if path is None:
+            path = _leading_path(body)
+            source = "inline-comment" if path is not None else None
+        return [
+            _block(join_lines(body), path, source, language, start_line, fenced, "search-replace")
+        ]
+    return None
+
+
+def bare_edit_blocks(lines: list[str], skip: set[int]) -> tuple[list[Block], set[int]]:
+    """Diffs and SEARCH/REPLACE blocks in a reply with no fences, and the lines they use."""
+    blocks: list[Block] = []
+    used: set[int] = set()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if index in skip:
+            index += 1
+            continue
+        if (
+            line.startswith("--- ")
+            and index + 1 < len(lines)
+            and lines[index + 1].startswith("+++ ")
+        ):
+            end = index + 2
+            while end < len(lines) and (not lines[end].strip() or _DIFF_LINE.match(lines[end])):
+                end += 1
+            while end > index and not lines[end - 1].strip():
+                end -= 1
+            found = edit_blocks(lines[index:end], "diff", None, None, 0, False) or []
+            blocks.extend(found)
+            used.update(range(index, end))
+            index = end
+            continue
+        if _SEARCH_LINE.match(line):
+            closer = next(
+                (i for i in range(index, len(lines)) if _REPLACE_LINE.match(lines[i])), None
+            )
+            if closer is None:
+                index += 1
+                continue
+            end = closer
+            before = next((i for i in range(index - 1, -1, -1) if lines[i].strip()), None)
+            path = path_from_line(lines[before]) if before is not None else None
+            if before is not None and _REPLACE_LINE.match(lines[before]) and blocks:
+                path = blocks[-1].raw_path  # the next pair of the same file
+            body = lines[index : end + 1]
+            blocks.append(
+                _block(
+                    join_lines(body),
+                    path,
+                    "heading" if path else None,
+                    None,
+                    0,
+                    False,
+                    "search-replace",
+                )
+            )
+            used.update(range(index, end + 1))
+            if path is not None and before is not None:
+                used.add(before)
+            index = end + 1
+            continue
+        index += 1
+    return blocks, used
