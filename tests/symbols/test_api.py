@@ -82,7 +82,6 @@ REQUIRED_REGEX_LANGUAGES = {
     "haskell",
     "r",
     "dart",
-    "csharp",
 }
 
 
@@ -129,11 +128,6 @@ def test_patterns_file_is_package_data_and_valid() -> None:
         ("a.hs", "add :: Int -> Int -> Int\nadd x y = x + y\n", ["add"]),
         ("a.R", "normalize <- function(x) {\n  x / sum(x)\n}\n", ["normalize"]),
         ("a.dart", "class A {\n  int f(int x) {\n    return x;\n  }\n}\n", ["A", "A.f"]),
-        (
-            "a.cs",
-            "namespace N {\n  public class C {\n    public void M() {\n    }\n  }\n}\n",
-            ["N", "N.C", "N.C.M"],
-        ),
     ],
 )
 def test_regex_languages(path: str, source: str, expected: list[str]) -> None:

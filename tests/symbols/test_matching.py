@@ -145,6 +145,18 @@ NESTING: dict[str, tuple[list[tuple[str, str]], list[str]]] = {
         ],
         ["int f{i};", "Runnable r{i} = () -> {{}};", "C{i}() {{}}", "enum E{i} {{ A, B }}"],
     ),
+    "csharp": (
+        [
+            ("namespace N{i} {{", "}}"),
+            ("class C{i} {{", "}}"),
+            ("void M{i}() {{", "}}"),
+            ("interface I{i} {{", "}}"),
+            ("struct S{i} {{", "}}"),
+            ("if (x) {{", "}}"),
+            ("Action a{i} = () => {{", "}};"),
+        ],
+        ["int f{i};", "int P{i} {{ get; set; }}", "C{i}() {{}}", "enum E{i} {{ A, B }}"],
+    ),
     "ruby": (
         [
             ("class C{i}", "end"),
@@ -160,7 +172,7 @@ NESTING: dict[str, tuple[list[tuple[str, str]], list[str]]] = {
 NESTING["tsx"] = NESTING["typescript"]
 EXTENSION = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
-    "rust": ".rs", "c": ".c", "cpp": ".cpp", "java": ".java", "ruby": ".rb",
+    "rust": ".rs", "c": ".c", "cpp": ".cpp", "java": ".java", "ruby": ".rb", "csharp": ".cs",
 }  # fmt: skip
 
 

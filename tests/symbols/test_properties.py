@@ -13,11 +13,11 @@ DATA = Path(__file__).parent / "data"
 
 GRAMMAR_EXTENSIONS = [
     ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".go", ".rs",
-    ".java", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".rb",
+    ".java", ".cs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".rb",
 ]  # fmt: skip
 REGEX_EXTENSIONS = [
     ".lua", ".php", ".kt", ".kts", ".swift", ".scala", ".sh", ".bash", ".pl", ".pm", ".ex",
-    ".exs", ".hs", ".r", ".dart", ".cs",
+    ".exs", ".hs", ".r", ".dart",
 ]  # fmt: skip
 OTHER = [".md", ".toml", ".json", ".txt", ""]
 ALL_PATHS = [f"dir/file{ext}" for ext in GRAMMAR_EXTENSIONS + REGEX_EXTENSIONS + OTHER] + [

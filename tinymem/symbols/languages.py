@@ -7,7 +7,19 @@ from functools import lru_cache
 
 # The languages with a tree-sitter grammar and our own definition queries.
 GRAMMAR_LANGUAGES: frozenset[str] = frozenset(
-    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby"}
+    {
+        "python",
+        "javascript",
+        "typescript",
+        "tsx",
+        "go",
+        "rust",
+        "java",
+        "csharp",
+        "c",
+        "cpp",
+        "ruby",
+    }
 )
 
 _BY_EXTENSION: dict[str, str] = {
@@ -24,6 +36,7 @@ _BY_EXTENSION: dict[str, str] = {
     ".go": "go",
     ".rs": "rust",
     ".java": "java",
+    ".cs": "csharp",
     # A .h file may well be C++, but the C grammar parses C-style headers cleanly and most
     # C++ headers well enough; guessing per file would make the result depend on content.
     ".c": "c",

@@ -175,6 +175,31 @@ JAVA = LangSpec(
     identifier_types=("identifier", "type_identifier"),
 )
 
+CSHARP = LangSpec(
+    query="""
+(class_declaration name: (identifier) @name) @def.class
+(struct_declaration name: (identifier) @name) @def.struct
+(interface_declaration name: (identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(record_declaration name: (identifier) @name) @def.class
+(namespace_declaration name: (_) @name) @def.namespace
+(method_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name) @def.method
+(destructor_declaration name: (identifier) @name) @def.method
+(property_declaration name: (identifier) @name) @def.method
+(indexer_declaration) @def.method
+(operator_declaration) @def.method
+(conversion_operator_declaration) @def.method
+(delegate_declaration name: (identifier) @name) @def.type
+(lambda_expression) @block
+(anonymous_method_expression) @block
+""",
+    comment_types=frozenset({"comment"}),
+    attribute_types=frozenset(),
+    method_containers=_TYPE_CONTAINERS,
+    identifier_types=("identifier",),
+)
+
 _C_COMMON = """
 (function_definition declarator: (_) @declarator) @def.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list)) @def.struct
@@ -237,6 +262,7 @@ SPECS: dict[str, LangSpec] = {
     "go": GO,
     "rust": RUST,
     "java": JAVA,
+    "csharp": CSHARP,
     "c": C,
     "cpp": CPP,
     "ruby": RUBY,

@@ -366,6 +366,22 @@ def _resolve_ruby(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
     return _names(kind, caps, data)
 
 
+def _resolve_csharp(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if node.type == "destructor_declaration":
+        return [(kind, ("~" + _text(data, caps["name"][0]),))]
+    if node.type == "indexer_declaration":
+        return [(kind, ("this[]",))]
+    if node.type in ("operator_declaration", "conversion_operator_declaration"):
+        # `operator +`, `implicit operator int`: the words before the parameters, one part.
+        head = data[node.start_byte : node.end_byte].split(b"(", 1)[0].decode("utf-8", "replace")
+        words = _SPACES.sub(" ", head).split(" ")
+        at = words.index("operator") if "operator" in words else len(words) - 1
+        if node.type == "conversion_operator_declaration":
+            return [(kind, (" ".join(words[max(at - 1, 0) :]),))]
+        return [(kind, ("operator" + "".join(words[at + 1 :]),))]
+    return _names(kind, caps, data)
+
+
 def _resolve_default(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
     return _names(kind, caps, data)
 
@@ -382,6 +398,7 @@ _RESOLVERS: dict[str, Resolver] = {
     "c": _resolve_c,
     "cpp": _resolve_c,
     "ruby": _resolve_ruby,
+    "csharp": _resolve_csharp,
 }
 
 

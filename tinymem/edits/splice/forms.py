@@ -22,6 +22,7 @@ WRAPS: dict[str, tuple[bytes, bytes]] = {
     "typescript": (b"class TmWrap {\n", b"\n}\n"),
     "tsx": (b"class TmWrap {\n", b"\n}\n"),
     "java": (b"class TmWrap {\n", b"\n}\n"),
+    "csharp": (b"class TmWrap {\n", b"\n}\n"),
     "cpp": (b"struct TmWrap {\n", b"\n};\n"),
     "rust": (b"impl TmWrap {\n", b"\n}\n"),
     "ruby": (b"class TmWrap\n", b"\nend\n"),
