@@ -68,7 +68,8 @@ sys.path.insert(0, str(PROJECT))
 from tests.modelserver import ModelServer, ScriptedReply  # noqa: E402
 from tinymem.ask import AskOptions, prepare  # noqa: E402
 from tinymem.edits.directives import DELETE_DIRECTIVE_HELP  # noqa: E402
-from tinymem.hydrate import SYSTEM_PROMPT, estimate_tokens  # noqa: E402
+from tinymem.hydration.hydrate import estimate_tokens  # noqa: E402
+from tinymem.hydration.prompt import SYSTEM_PROMPT  # noqa: E402
 from tinymem.ledger import current  # noqa: E402
 from tinymem.records import FILE_SYMBOL, split_key  # noqa: E402
 from tinymem.repository import open_repo  # noqa: E402

@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ask as B
 
-from tinymem.hydrate import estimate_tokens
+from tinymem.hydration.hydrate import estimate_tokens
 from tinymem.records import FILE_SYMBOL
 from tinymem.repository import open_repo
 

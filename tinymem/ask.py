@@ -17,11 +17,11 @@ from tinymem.edits.reply import parse_reply
 from tinymem.errors import ModelError
 from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import MODE_BLOB, ObjectWriter
-from tinymem.hydrate import Hydration, hydrate
+from tinymem.hydration.hydrate import Hydration, hydrate
+from tinymem.hydration.relevance import Request
 from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
 from tinymem.llm import CallResult, OnText, call
 from tinymem.records import State, entity_key
-from tinymem.relevance import Request
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, StateView
 

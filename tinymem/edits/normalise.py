@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from tinymem.edits.comments import comment_path
 from tinymem.symbols import GRAMMAR_LANGUAGES, Symbol, analyze, extract, language_for_path
+from tinymem.symbols.containers import containers
 
 __all__ = ["EXCERPT_MARK", "Parsed", "container_headers", "parse_block"]
 
 EXCERPT_MARK = "⋮"
 _LINE = re.compile(r"\bline (\d+)")
-_SPACES = re.compile(r"\s+")
 _WRAP = "TmWrap"
 # Stand-in containers a member written alone is parsed in. Python needs none (a method
 # parses as a function) and Go none (methods carry their receiver); C has no members.
@@ -43,29 +42,6 @@ _WRAPS: dict[str, tuple[bytes, bytes]] = {
     "rust": (b"impl TmWrap {\n", b"\n}\n"),
     "ruby": (b"class TmWrap\n", b"\nend\n"),
 }
-# Syntax nodes whose members are entities: their header (up to the body) names them.
-_CONTAINER_NODES = frozenset(
-    {
-        "class_definition",
-        "class_declaration",
-        "abstract_class_declaration",
-        "interface_declaration",
-        "enum_declaration",
-        "record_declaration",
-        "struct_declaration",
-        "class",
-        "module",
-        "impl_item",
-        "trait_item",
-        "mod_item",
-        "class_specifier",
-        "struct_specifier",
-        "union_specifier",
-        "namespace_definition",
-        "namespace_declaration",
-        "internal_module",
-    }
-)
 
 
 @dataclass
@@ -236,38 +212,10 @@ def _parsed(path: str, language: str, reading: _Reading, notes: list[str]) -> Pa
     )
 
 
-# --------------------------------------------------------------------------- headers
-
-_HEADERS: dict[tuple[str, bytes], dict[int, tuple[int, str]]] = {}
-
-
 def container_headers_for(language: str | None, data: bytes) -> dict[int, tuple[int, str]]:
-    """start -> (end, normalised header) of every container and Rust impl block in `data`."""
-    if language is None or language not in GRAMMAR_LANGUAGES:
-        return {}
-    key = (language, data)
-    found = _HEADERS.get(key)
-    if found is not None:
-        return found
-    from tree_sitter import Parser
-    from tree_sitter_language_pack import get_language
-
-    root = Parser(get_language(cast("Any", language))).parse(data).root_node
-    found = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        body = node.child_by_field_name("body")
-        if node.type in _CONTAINER_NODES and body is not None:
-            head = data[node.start_byte : body.start_byte].decode("utf-8", "replace")
-            head = _SPACES.sub(" ", head).strip().rstrip(":{").strip()
-            if _WRAP not in head:
-                found[node.start_byte] = (node.end_byte, head)
-        stack.extend(node.children)
-    if len(_HEADERS) > 64:
-        _HEADERS.clear()
-    _HEADERS[key] = found
-    return found
+    """start -> (end, normalised header) of every container of `data` (a Rust impl too),
+    leaving out the stand-in container a member alone was parsed in."""
+    return {c.start: (c.end, c.header) for c in containers(language, data) if _WRAP not in c.header}
 
 
 def container_headers(path: str, data: bytes) -> dict[int, tuple[int, str]]:

@@ -6,10 +6,14 @@ Scores add up, so evidence combines:
   - a qualified name in the request (`Progress.add_task`) that is, or ends, an entity's symbol:
     +1000, the strongest evidence there is;
   - a bare name that is an entity's last name: +100 divided by how many entities share that
-    name (`update` or `__init__` alone say little);
+    name (`update` or `__init__` alone say little), and a tenth of that when the name is also
+    a common English word ("make", "get", "close") written plainly: in backticks, or with its
+    file named, it counts in full;
   - the entity's file named in the request or given with --file: +30 (the file's entities are
     then ordered by relevance, not by position);
-  - a top-level directory named in the request (`rich`, `httpx`): x1.5.
+  - a top-level directory named in the request (`rich`, `httpx`): x1.5;
+  - vendored code and stubs (`node_modules/`, `vendor/`, `third_party/`, typeshed, `.pyi`,
+    `.d.ts`): x0.25, below the project's own code.
 Measured on bench/ask_tasks.json (see bench/README.md). Pure and deterministic.
 """
 
@@ -30,6 +34,35 @@ _STOP = frozenset(
     not no into so than then also only instead make made their them they are was can must like
     such any all one two""".split()  # noqa: SIM905
 )
+# Words of plain English that are also common method names: in a request they are usually
+# the English word ("make the retry optional"), rarely a reference to `Foo.make`.
+COMMON_WORDS = frozenset(
+    """
+    add all any apply build call cancel change check clean clear close copy count create
+    data default delete do done draw dump empty end error exit fail fetch file fill filter
+    find first fix flush format get handle has help hide index info init insert is item join
+    keep key last leave length let list load lock log make map match merge move name new next
+    open parse pass path pop print process push put read reload remove render repeat replace
+    report request reset resolve response restore result retry return run save search send
+    set setup show size skip sort split start state status step stop store test text
+    time to type update use validate value view wait walk watch write
+    """.split()  # noqa: SIM905
+)
+_VENDORED_DIRS = frozenset(
+    {
+        "node_modules",
+        "vendor",
+        "vendored",
+        "third_party",
+        "third-party",
+        "thirdparty",
+        "typeshed",
+        "site-packages",
+        "dist-packages",
+        "bower_components",
+    }
+)
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _K1 = 1.2
 _B = 0.75
 
@@ -77,15 +110,26 @@ class Request:
     qualified: frozenset[str]
     paths: frozenset[str]
     terms: frozenset[str]
+    code: frozenset[str]  # words written in backticks: meant as code, never as English
 
     @classmethod
     def parse(cls, prompt: str) -> Request:
+        quoted = " ".join(_BACKTICKED.findall(prompt))
         return cls(
             words=frozenset(_WORD.findall(prompt)),
             qualified=frozenset(_QUALIFIED.findall(prompt)),
             paths=frozenset(p.strip("./") for p in _PATHISH.findall(prompt)),
             terms=frozenset(terms(prompt)),
+            code=frozenset(_WORD.findall(quoted)),
         )
+
+
+def vendored(path: str) -> bool:
+    """Code the project carries but did not write: dependencies, stubs, typeshed."""
+    parts = path.lower().split("/")
+    if any(p in _VENDORED_DIRS for p in parts[:-1]):
+        return True
+    return parts[-1].endswith((".pyi", ".d.ts"))
 
 
 def _file_named(path: str, req: Request, files: frozenset[str]) -> bool:
@@ -122,11 +166,15 @@ def rank(
         if d.symbol in req.qualified or any(q.endswith("." + d.symbol) for q in req.qualified):
             s += 1000
         elif last in req.words and d.symbol != file_symbol:
-            s += 100 / defs[last]
+            named = _file_named(d.path, req, given)
+            plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named
+            s += (10 if plain_word else 100) / defs[last]
         if _file_named(d.path, req, given):
             s += 30
         top = d.path.split("/", 1)[0]
         if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt):
             s *= 1.5
+        if vendored(d.path):
+            s *= 0.25
         scores[d.key] = s
     return scores

@@ -1,0 +1,62 @@
+"""An entity shown as it sits in its file, so that what the model copies back aligns.
+
+A member comes under the header line(s) of every container around it (`class Session(…):`,
+`impl<E> Iterator for Chain<E> {`), at its original indentation, decorators aligned with
+their definition, and the container's closing line (`}`, `end`) after it; `⋮` stands where
+lines are left out (as aider's repository map writes it). With the `⋮` lines removed, an
+excerpt parses: copied back with one member changed, it is read as that member.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from tinymem.edits.normalise import EXCERPT_MARK
+from tinymem.symbols.containers import containers
+
+__all__ = ["render"]
+
+
+def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> str:
+    """The lines of `data` that hold `spans` (byte ranges of entities shown in full), under
+    the headers and above the closers of the containers around them, `⋮` for the rest."""
+    boxes = containers(language, data)
+    starts = [0, *(i + 1 for i, byte in enumerate(data) if byte == 0x0A)]
+
+    def row(offset: int) -> int:
+        return bisect_right(starts, offset) - 1
+
+    lines = data.decode("utf-8", "replace").split("\n")
+    keep: set[int] = set()
+    ends: list[int] = []  # the last row of each outermost container an entity is in
+    for start, end in spans:
+        keep.update(range(row(start), row(max(end - 1, start)) + 1))
+        around = [
+            b
+            for b in boxes
+            if b.start <= start and end <= b.end and (b.start, b.end) != (start, end)
+        ]
+        for box in around:
+            keep.update(range(box.head_first, box.head_last + 1))
+            if box.closer is not None:
+                keep.add(box.closer)
+        if around:
+            outer = min(around, key=lambda b: b.start)
+            ends.append(row(max(outer.end - 1, outer.start)))
+    out: list[str] = []
+    previous: int | None = None
+    for number in sorted(keep):
+        if previous is not None and number > previous + 1:
+            out.append(_mark(lines, number))
+        out.append(lines[number])
+        previous = number
+    if previous is not None and any(end > previous for end in ends):
+        out.append(_mark(lines, previous))
+    return "\n".join(out)
+
+
+def _mark(lines: list[str], number: int) -> str:
+    """A `⋮` line at the indentation of the line it stands next to."""
+    line = lines[number] if number < len(lines) else ""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    return indent + EXCERPT_MARK

@@ -1,0 +1,243 @@
+"""Hydration: the current truth, chosen for this prompt inside a token budget.
+
+Deterministic: the same State Map, work tree and prompt give byte-identical messages. Nothing
+comes from model memory; STALE entities are never shown, only named in the STATE NOTICE.
+
+What is shown, in order of relevance (`relevance.py`) while the budget lasts: entities in
+full, as they sit in their files (`excerpts.py`: under their containers' headers, `⋮` for
+what is left out), one block per file. A container shown in full carries its members, so no
+entity's text appears twice; a container larger than a quarter of the budget is not shown
+whole when its members are asked about: they come on their own under its header, and its
+other members are listed by signature. Everything else relevant comes as one-line signatures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from tinymem.etv import EtvReport
+from tinymem.hydration.excerpts import render
+from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
+from tinymem.hydration.relevance import Doc, rank
+from tinymem.ledger import Episode
+from tinymem.records import FILE_SYMBOL, State, entity_key
+from tinymem.statemap import EntityRecord, FileMeta, StateView
+
+__all__ = ["Hydration", "estimate_tokens", "hydrate"]
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
+
+
+def estimate_tokens(text: str) -> int:
+    """A deterministic estimate (about four characters per token) used for budgeting.
+
+    Real tokenizers differ by model; the budget keeps a margin for that.
+    """
+    return (len(text) + 3) // 4
+
+
+@dataclass
+class Candidate:
+    meta: FileMeta
+    rec: EntityRecord
+    text: str
+    score: float = 0.0
+
+    @property
+    def key(self) -> str:
+        return entity_key(self.meta.path, self.rec.symbol)
+
+    def holds(self, other: Candidate) -> bool:
+        return (
+            self.meta.path == other.meta.path
+            and self.rec.start <= other.rec.start
+            and other.rec.end <= self.rec.end
+            and (self.rec.start, self.rec.end) != (other.rec.start, other.rec.end)
+        )
+
+
+@dataclass
+class Hydration:
+    messages: list[dict[str, str]]
+    hydrated: list[dict[str, str]] = field(default_factory=list)  # key, artifact
+    mapped: list[str] = field(default_factory=list)  # keys shown only as signatures
+    stale: list[str] = field(default_factory=list)
+    tokens: int = 0
+    budget: int = 0
+
+
+def _signature(text: str) -> str:
+    for line in text.splitlines():
+        s = line.strip()
+        if s and not s.startswith(("@", "#[", "//", "#", "/*", "*")):
+            return s[:120]
+    return text.strip().splitlines()[0][:120] if text.strip() else ""
+
+
+def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for meta in view.all_meta():
+        if meta.deleted:
+            continue
+        snapshot: bytes | None = None
+        for rec in meta.live_entities():
+            if entity_key(meta.path, rec.symbol) in stale:
+                continue
+            if snapshot is None:
+                snapshot = view.blob(meta.snapshot)
+            out.append(
+                Candidate(meta, rec, snapshot[rec.start : rec.end].decode("utf-8", "replace"))
+            )
+    return out
+
+
+def _score(
+    cands: list[Candidate], prompt: str, files: list[str], recent: list[tuple[str, Episode]]
+) -> None:
+    recent_keys: set[str] = set()
+    for _, ep in recent:
+        if ep.kind != "init":
+            recent_keys.update(
+                t.entity for t in ep.transitions if t.to_state is State.AUTHORITATIVE
+            )
+    scores = rank(
+        [Doc(c.key, c.meta.path, c.rec.symbol, c.text) for c in cands],
+        prompt,
+        files=files,
+        file_symbol=FILE_SYMBOL,
+    )
+    wanted = set(files)
+    for c in cands:
+        c.score = scores[c.key]
+        if c.meta.path in wanted:
+            c.score += 500  # the user named the file explicitly: it comes first
+        if c.key in recent_keys:
+            c.score += 20
+    # Neighbours: what the strongest matches call or mention comes next.
+    names = {c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL}
+    referenced: set[str] = set()
+    for c in cands:
+        if c.score >= 100:
+            referenced.update(set(_WORD.findall(c.text)) & names)
+    for c in cands:
+        if c.rec.symbol.rsplit(".", 1)[-1] in referenced:
+            c.score += 15
+    cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
+
+
+def _containers(cands: list[Candidate]) -> set[str]:
+    """Keys of the candidates that physically hold another one (a class and its methods)."""
+    by_path: dict[str, list[Candidate]] = {}
+    for c in cands:
+        by_path.setdefault(c.meta.path, []).append(c)
+    out: set[str] = set()
+    for group in by_path.values():
+        group = sorted(group, key=lambda c: (c.rec.start, -c.rec.end))
+        for a, b in pairwise(group):
+            if a.holds(b):
+                out.add(a.key)
+    return out
+
+
+def _select(
+    cands: list[Candidate], room: int, budget: int
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(shown in full, listed by signature), both in relevance order."""
+    holders = _containers(cands)
+    chosen: list[Candidate] = []
+    mapped: list[Candidate] = []
+    left = room
+    for c in cands:
+        if any(o.holds(c) for o in chosen):
+            continue  # inside a container shown in full: it is already there
+        cost = estimate_tokens(c.text) + 4
+        if c.score <= 0 or (c.key in holders and cost > budget * LARGE_SHARE):
+            mapped.append(c)  # a large container: its members come on their own
+            continue
+        members = [o for o in chosen if c.holds(o)]
+        refund = sum(estimate_tokens(m.text) + 4 for m in members)
+        if cost - refund > left:
+            mapped.append(c)
+            continue
+        for m in members:
+            chosen.remove(m)
+        chosen.append(c)
+        left -= cost - refund
+    shown = {c.meta.path for c in chosen if c.key in holders}
+    mapped = [m for m in mapped if m.meta.path not in shown or not any(o.holds(m) for o in chosen)]
+    return chosen, mapped
+
+
+def _state_section(chosen: list[Candidate], view: StateView) -> str:
+    """One block per file, files in the order of their most relevant entity."""
+    by_path: dict[str, list[Candidate]] = {}
+    for c in chosen:
+        by_path.setdefault(c.meta.path, []).append(c)
+    parts: list[str] = []
+    for path, group in by_path.items():
+        meta = group[0].meta
+        group.sort(key=lambda c: c.rec.start)
+        data = view.blob(meta.snapshot)
+        text = render(meta.language, data, [(c.rec.start, c.rec.end) for c in group])
+        keys = ", ".join(c.key for c in group)
+        lang = meta.language or ""
+        parts.append(f"### {keys}\n```{lang} path={path}\n{text}\n```\n")
+    return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
+
+
+def hydrate(
+    view: StateView,
+    etv: EtvReport,
+    prompt: str,
+    *,
+    files: list[str],
+    budget: int,
+    recent: list[tuple[str, Episode]],
+) -> Hydration:
+    stale = sorted(etv.stale_keys())
+    cands = _candidates(view, set(stale))
+    _score(cands, prompt, files, recent)
+    system = system_prompt()
+    tail = f"\n[REQUEST]\n{prompt}\n"
+    notice = state_notice(stale)
+    recent_text = recent_window(recent)
+    fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
+    room = budget - fixed
+    chosen, mapped = _select(cands, room, budget)
+    state = _state_section(chosen, view)
+    # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
+    # entity until the rendered state fits.
+    while chosen and estimate_tokens(state) > room:
+        mapped.insert(0, chosen.pop())
+        state = _state_section(chosen, view)
+    room -= estimate_tokens(state)
+    map_lines: list[str] = []
+    map_keys: list[str] = []
+    # The signature map follows relevance too, so what is nearly relevant is listed first.
+    for c in mapped:
+        if c.rec.symbol == FILE_SYMBOL:
+            line = f"{c.meta.path}: (file, {len(c.text)} characters)"
+        else:
+            line = f"{c.meta.path}: {c.rec.symbol} — {_signature(c.text)}"
+        cost = estimate_tokens(line + "\n")
+        if cost > room:
+            break
+        room -= cost
+        map_lines.append(line)
+        map_keys.append(c.key)
+    sections = [notice, recent_text, state]
+    if map_lines:
+        sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
+    user = "".join(sections) + tail
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return Hydration(
+        messages=messages,
+        hydrated=[{"entity": c.key, "artifact": c.rec.artifact} for c in chosen],
+        mapped=map_keys,
+        stale=stale,
+        tokens=estimate_tokens(system) + estimate_tokens(user),
+        budget=budget,
+    )
