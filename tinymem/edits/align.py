@@ -299,9 +299,12 @@ def _report_outside(result: Alignment, parsed: Parsed) -> None:
 
     taken = {t.text for t in result.targets}
     covered: set[int] = set()
+    near: set[int] = set()  # a target's rows and the row after it (a body cut short)
     for sym in parsed.symbols:
         if text[sym.start : sym.end] in taken:
-            covered.update(range(row(sym.start), row(max(sym.end - 1, sym.start)) + 1))
+            last = row(max(sym.end - 1, sym.start))
+            covered.update(range(row(sym.start), last + 1))
+            near.update(range(row(sym.start), last + 2))
     headers = {row(s.start) for s in parsed.symbols}
     outside: list[str] = []
     for number, line in enumerate(text.split(b"\n")):
@@ -314,7 +317,7 @@ def _report_outside(result: Alignment, parsed: Parsed) -> None:
     if not result.targets:
         return
     row_known = parsed.problem_row is not None
-    if parsed.problem is not None and row_known and parsed.problem_row not in covered:
+    if parsed.problem is not None and row_known and parsed.problem_row not in near:
         names = ", ".join(t.name for t in result.targets)
         result.notes.append(
             f"the block does not parse outside the definitions it changes ({parsed.problem});"

@@ -158,15 +158,24 @@ def parse_block(path: str, code: bytes) -> Parsed:
         origin.pop()
     readings = _readings(lines, origin, language)
     best: tuple[int, _Reading, str] | None = None
+    empty: Parsed | None = None
     for reading in readings:
         data = reading.head + reading.text + reading.tail
         problem = _problem(language, data)
         if problem is None:
-            return _parsed(path, language, reading, notes)
+            parsed = _parsed(path, language, reading, notes)
+            if parsed.symbols:
+                return parsed
+            # Clean but defining nothing (a C# method alone reads as a top-level statement,
+            # a JavaScript one as a call and a block): a later reading may find the member.
+            empty = empty or parsed
+            continue
         offset = reading.head.count(b"\n")
         reached = _first_error_line(problem) - offset
         if best is None or reached > best[0]:
             best = (reached, reading, problem)
+    if empty is not None:
+        return empty
     assert best is not None
     reached, reading, problem = best
     parsed = _parsed(path, language, reading, notes)

@@ -51,7 +51,9 @@ def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> s
         out.append(lines[number])
         previous = number
     if previous is not None and any(end > previous for end in ends):
-        out.append(_mark(lines, previous))
+        # More of the container follows: mark it at the indentation of what comes next.
+        following = next((i for i in range(previous + 1, len(lines)) if lines[i].strip()), previous)
+        out.append(_mark(lines, following))
     return "\n".join(out)
 
 
