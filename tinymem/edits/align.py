@@ -11,8 +11,8 @@ container). Each of its outermost definitions is then anchored in the file:
 - a name several entities share (the same method in two classes, overloads, a getter and its
   setter, one method in two impl blocks) is decided by evidence in this order: the qualified
   name in the request (`Session.send`), the entity shown in this very prompt, the block's own
-  container header (`class Session:`, `impl Display for S`), the unchanged signature. Still
-  several: blocked, naming the candidates. Never appended at the top level, never spliced
+  container header (`class Session:`, `impl Display for S`), and between members of one
+  container only, the unchanged signature. Still several: blocked, naming the candidates. Never appended at the top level, never spliced
   into the wrong class;
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
@@ -200,7 +200,9 @@ def _choose(
         )
     if len(candidates) > 1 and item_header is not None:
         narrow([c for c in candidates if file.header_of(c) == item_header])
-    if len(candidates) > 1:
+    if len(candidates) > 1 and len({c.parent for c in candidates}) == 1:
+        # Within one container only (overloads, a getter and its setter, one type's impl
+        # blocks): an unchanged signature is no evidence of which class a method belongs to.
         wanted = _signature(item_text)
         narrow([c for c in candidates if _signature(file.text(c)) == wanted])
     return candidates

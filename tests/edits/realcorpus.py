@@ -1,0 +1,197 @@
+"""Replies as small models write them, against real files of public projects.
+
+The files (`tests/data/realcode/`, vendored unmodified with their licences, see SOURCES.md
+there) were written by no one here, so the replies test what users meet, not our own
+conventions. Each reply (`tests/edits/data/realreplies/*.md`) starts with a JSON header in an
+HTML comment:
+
+    {"file": "<project>/<path in the project>", "shape": "...", "request": "...",
+     "hydrated": ["Session.close"], "expect": {"applied": {"Session.close": "modify"}}}
+
+`expect` is either `{"applied": {symbol: "modify" | "add"}}` (exactly those entities change
+and nothing else), or `{"blocked": "<words of the reason>"}`.
+
+A case is judged by its effects on the file, through the real pipeline (`build` on a real
+State Map, then the accept plan, which writes nothing): "applied" when every effect holds,
+"blocked" when no proposal passes and nothing would be written, otherwise "wrong" (code put in
+the wrong place, duplicated or lost). The bench (`bench/bench_edits.py`) tabulates the same
+verdicts per shape and language.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tinymem.accept import plan
+from tinymem.edits.proposals import build
+from tinymem.edits.reply import parse_reply
+from tinymem.etv import verify
+from tinymem.gitobjects import ObjectWriter
+from tinymem.hydration.relevance import Request
+from tinymem.ledger import current
+from tinymem.records import entity_key
+from tinymem.repository import open_repo
+from tinymem.symbols import analyze, extract, language_for_path
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE = ROOT / "data" / "realcode"
+REPLIES = Path(__file__).resolve().parent / "data" / "realreplies"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    file: str  # "<project>/<path in the project>"
+    shape: str
+    request: str
+    hydrated: tuple[str, ...]
+    expect: dict[str, object]
+    reply: str
+
+    @property
+    def project(self) -> str:
+        return self.file.split("/", 1)[0]
+
+    @property
+    def path(self) -> str:
+        """The file's path inside its project (and inside the test repository)."""
+        return self.file.split("/", 1)[1]
+
+    @property
+    def language(self) -> str:
+        return language_for_path(self.path) or "other"
+
+
+@dataclass
+class Verdict:
+    outcome: str  # "applied" | "blocked" | "wrong"
+    detail: str = ""
+    reasons: list[str] = field(default_factory=list)  # why proposals were blocked
+
+
+def load_cases() -> list[Case]:
+    cases = []
+    for path in sorted(REPLIES.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("<!--"), path
+        header, reply = text[4:].split("-->\n", 1)
+        meta = json.loads(header)
+        cases.append(
+            Case(
+                path.stem,
+                meta["file"],
+                meta["shape"],
+                meta.get("request", ""),
+                tuple(meta.get("hydrated", [])),
+                meta["expect"],
+                reply,
+            )
+        )
+    return cases
+
+
+def make_repo(where: Path, files: list[str]) -> Path:
+    """A git repository holding the given realcode files at their project paths, tm init'ed."""
+    if where.exists():
+        shutil.rmtree(where)
+    where.mkdir(parents=True)
+    for file in files:
+        rel = file.split("/", 1)[1]
+        target = where / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(CODE / file, target)
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "add", "."],
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "base"],
+        [sys.executable, "-m", "tinymem", "init"],
+    ):
+        subprocess.run(argv, cwd=where, check=True, capture_output=True, env=env)
+    return where
+
+
+def repos_for(cases: list[Case], base: Path) -> Iterator[tuple[Path, list[Case]]]:
+    """One repository per project (all its files), with the cases against it."""
+    by_project: dict[str, list[Case]] = {}
+    for case in cases:
+        by_project.setdefault(case.project, []).append(case)
+    for project, group in sorted(by_project.items()):
+        files = sorted({c.file for c in group})
+        yield make_repo(base / project, files), group
+
+
+def judge(workdir: Path, case: Case) -> Verdict:
+    repo = open_repo(str(workdir))
+    view = current(repo)
+    etv = verify(repo, view)
+    hydrated: dict[str, str] = {}
+    meta = view.meta(case.path)
+    assert meta is not None, case.path
+    for symbol in case.hydrated:
+        hydrated[entity_key(case.path, symbol)] = meta.entities[symbol].artifact
+    writer = ObjectWriter(repo.git)
+    outcome = build(
+        view,
+        writer,
+        repo.workdir,
+        parse_reply(case.reply),
+        etv,
+        hydrated,
+        "corpus",
+        qualified=Request.parse(case.request).qualified,
+    )
+    writer.flush()
+    proposals = [p for p in outcome.proposals if p.path == case.path]
+    before = (workdir / case.path).read_bytes()
+    if not proposals:
+        return Verdict("blocked", "no proposal for the file", [str(outcome.refused)])
+    result = plan(repo, view, proposals)
+    reasons = [f"{c.blocked.gate}: {c.blocked.detail}" for c in result.checks if c.blocked]
+    after = result.files[case.path].after if case.path in result.files else before
+    if not any(c.ok for c in result.checks):
+        if after != before:
+            return Verdict("wrong", "blocked, yet the file would change", reasons)
+        return Verdict("blocked", "; ".join(reasons), reasons)
+    if reasons:
+        return Verdict("wrong", "some proposals of the reply were blocked", reasons)
+    assert after is not None
+    problem = effects(case, before, after)
+    return Verdict("wrong", problem, reasons) if problem else Verdict("applied")
+
+
+def effects(case: Case, before: bytes, after: bytes) -> str | None:
+    """None when the change is exactly what the case expects, else what is wrong."""
+    expected = case.expect.get("applied")
+    if not isinstance(expected, dict):
+        return f"applied, but the case expects it blocked ({case.expect})"
+    language = language_for_path(case.path)
+    if language and analyze(language, before).clean and not analyze(language, after).clean:
+        return "the file no longer parses"
+    old = {s.name: before[s.start : s.end] for s in extract(case.path, before).symbols}
+    new = {s.name: after[s.start : s.end] for s in extract(case.path, after).symbols}
+    lost = sorted(set(old) - set(new))
+    if lost:
+        return f"definitions lost or renamed: {lost[:5]}"
+    added = sorted(set(new) - set(old))
+    want_added = sorted(n for n, op in expected.items() if op == "add")
+    if added != want_added:
+        return f"added {added}, expected {want_added}"
+    changed = sorted(n for n in old if old[n] != new[n])
+    want = {n for n in expected if expected[n] == "modify"}
+    # A change inside a member changes its containers' text too.
+    allowed = want | {n for n in old if any(w.startswith(n + ".") for w in want | set(added))}
+    outside = [n for n in changed if n not in allowed]
+    if outside:
+        return f"changed what it should not: {outside[:5]}"
+    missing = sorted(w for w in want if w not in changed)
+    if missing:
+        return f"did not change {missing}"
+    return None
