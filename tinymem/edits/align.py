@@ -11,9 +11,10 @@ container). Each of its outermost definitions is then anchored in the file:
 - a name several entities share (the same method in two classes, overloads, a getter and its
   setter, one method in two impl blocks) is decided by evidence in this order: the qualified
   name in the request (`Session.send`), the entity shown in this very prompt, the block's own
-  container header (`class Session:`, `impl Display for S`), and between members of one
-  container only, the unchanged signature. Still several: blocked, naming the candidates. Never appended at the top level, never spliced
-  into the wrong class;
+  container header (`class Session:`, `impl Display for S`, exact or without its generics,
+  `where` clause and bases), and between members of one container only, the unchanged
+  signature. Still several: blocked, naming the candidates. Never appended at the top
+  level, never spliced into the wrong class;
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
   anything else is new at the top level, or new inside the container it was given in.
@@ -100,8 +101,27 @@ def _outermost(symbols: tuple[Symbol, ...]) -> list[Symbol]:
     return [s for s in symbols if not any(_inside(o, s) for o in symbols)]
 
 
+_GENERICS = re.compile(r"<[^<>]*>")
+
+
+def _header_key(header: str) -> str:
+    """A container header without generics, `where` clause, bases or body opener:
+    `impl<C, E> Display for ContextError<C, E> where C: Display` -> `impl Display for
+    ContextError`, `class Session(SessionRedirectMixin)` -> `class Session`."""
+    text = header
+    while True:
+        stripped = _GENERICS.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    for cut in (" where ", "(", ":", "{", " extends ", " implements "):
+        text = text.split(cut, 1)[0]
+    return _SPACES.sub(" ", text).strip()
+
+
 def _signature(text: bytes) -> str:
-    """A definition's head, whitespace collapsed: decorators and the lines up to its body."""
+    """A definition's head, whitespace collapsed: attributes, decorators and what comes
+    before its body (`{`, `=>`, or the `:` ending a Python def line)."""
     out: list[str] = []
     for line in text.decode("utf-8", "replace").split("\n"):
         stripped = line.strip()
@@ -109,10 +129,10 @@ def _signature(text: bytes) -> str:
         if not stripped or comment:
             continue
         out.append(stripped)
-        if stripped.endswith(("{", ":", "=>")) or "{" in stripped:
+        if "{" in stripped or "=>" in stripped or stripped.endswith(":"):
             break
-    head = " ".join(out)
-    return _SPACES.sub(" ", head.split("{", 1)[0]).strip()
+    head = " ".join(out).split("{", 1)[0].split("=>", 1)[0]
+    return _SPACES.sub(" ", head).strip()
 
 
 @dataclass
@@ -200,6 +220,9 @@ def _choose(
         )
     if len(candidates) > 1 and item_header is not None:
         narrow([c for c in candidates if file.header_of(c) == item_header])
+        # A model shortens headers: generics, a `where` clause, base classes left out.
+        key = _header_key(item_header)
+        narrow([c for c in candidates if _header_key(file.header_of(c) or "") == key])
     if len(candidates) > 1 and len({c.parent for c in candidates}) == 1:
         # Within one container only (overloads, a getter and its setter, one type's impl
         # blocks): an unchanged signature is no evidence of which class a method belongs to.
@@ -380,6 +403,8 @@ def _collect(
     for sym in inner:
         name = anchor + sym.name[len(prefix) :]
         text = parsed.text[sym.start : sym.end]
+        if sym is not item:
+            name = _member_name(name, text, file, given)
         if name in file.by_name:
             given[name] = text
         else:
@@ -387,6 +412,20 @@ def _collect(
             added.append(Target(name, "add", text, previous_by_parent.get(parent)))
         parent_key = name.rsplit(".", 1)[0] if "." in name else None
         previous_by_parent[parent_key] = name
+
+
+def _member_name(name: str, text: bytes, file: _File, given: dict[str, bytes]) -> str:
+    """The file's name for a member given inside its container. Overloads (`error`,
+    `error#2`, …) are told apart by their unchanged signature; a signature none of them has
+    is a new overload, named after the last one."""
+    same = [s for s in file.symbols if plain(s.name) == plain(name)]
+    if len(same) <= 1:
+        return same[0].name if same else name
+    wanted = _signature(text)
+    match = [s for s in same if s.name not in given and _signature(file.text(s)) == wanted]
+    if len(match) == 1:
+        return match[0].name
+    return f"{plain(name)}#{len(same) + 1}"
 
 
 def _explode(given: dict[str, bytes], added: list[Target], file: _File) -> list[Target]:

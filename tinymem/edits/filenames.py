@@ -74,6 +74,8 @@ def clean_token(token: str) -> str:
         tok = tok[:-1]
     if tok.startswith("(") and ")" not in tok:
         tok = tok[1:]
+    if tok.startswith("(") and tok.endswith(")") and tok.count("(") == 1:
+        tok = tok[1:-1]  # "(src/app.py):" in "Updated `f` (src/app.py):"
     tok = tok.strip("`*\"'")
     if not DRIVE_PATH_RE.match(tok):
         tok = _LOCATION_SUFFIX_RE.sub("", tok.split("::", 1)[0])

@@ -117,10 +117,14 @@ def build(
             path = split_key(match[0])[0]
             confidence = Confidence.INFERRED
             reason = f"file inferred by correlation with {match[0]} (score {match[1]:.2f})"
+        path, note = _known_path(ctx, block, path)
         if block.format != "code":
-            outcome.proposals.append(_edit_proposal(ctx, block, path, confidence, reason))
-            continue
-        outcome.proposals.append(_file_proposal(ctx, block, path, code, confidence, reason))
+            proposal = _edit_proposal(ctx, block, path, confidence, reason)
+        else:
+            proposal = _file_proposal(ctx, block, path, code, confidence, reason)
+        if note is not None:
+            proposal.notes.insert(0, note)
+        outcome.proposals.append(proposal)
     for d in parsed.deletes:
         raw_path, _, symbol = d.target.partition("::")
         try:
@@ -130,6 +134,35 @@ def build(
             continue
         outcome.proposals.append(_deletion(ctx, path, symbol))
     return outcome
+
+
+def _known_path(ctx: _Context, block: Block, path: str) -> tuple[str, str | None]:
+    """The file a named path means. A path tm does not know that the end of exactly one known
+    path spells (`gin/context.go` for `context.go`, `requests/sessions.py` for
+    `src/requests/sessions.py`) is that file, when the block changes what that file already
+    has: models prefix or drop a project directory. A block that only adds (a new test file
+    named like an existing module) keeps its own path."""
+    if path in ctx.live_files:
+        return path, None
+    found = [
+        known
+        for known in ctx.live_files
+        if known.endswith("/" + path) or path.endswith("/" + known)
+    ]
+    if len(found) != 1:
+        return path, None
+    meta = ctx.view.meta(found[0])
+    if meta is None or meta.deleted:
+        return path, None
+    before = ctx.view.blob(meta.snapshot)
+    if block.format != "code":
+        fits = apply_edit(block.format, block.code, before, found[0]).problem is None
+    else:
+        aligned = align(found[0], block.code.encode(), before, ctx.evidence(found[0]))
+        fits = aligned.blocked is None and any(t.name in meta.entities for t in aligned.targets)
+    if not fits:
+        return path, None
+    return found[0], f"the reply names {path}; the one file it can mean is {found[0]}"
 
 
 def _unresolved(ctx: _Context, block: Block, code: bytes) -> Proposal:
