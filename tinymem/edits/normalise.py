@@ -24,23 +24,27 @@ from dataclasses import dataclass, field
 from tinymem.edits.comments import comment_path
 from tinymem.symbols import GRAMMAR_LANGUAGES, Symbol, analyze, extract, language_for_path
 from tinymem.symbols.containers import containers
+from tinymem.symbols.strings import string_rows
 
-__all__ = ["EXCERPT_MARK", "Parsed", "container_headers", "parse_block"]
+__all__ = ["EXCERPT_MARK", "STAND_IN", "STAND_INS", "Parsed", "container_headers", "parse_block"]
 
 EXCERPT_MARK = "⋮"
 _LINE = re.compile(r"\bline (\d+)")
-_WRAP = "TmWrap"
-# Stand-in containers a member written alone is parsed in. Python needs none (a method
-# parses as a function) and Go none (methods carry their receiver); C has no members.
-_WRAPS: dict[str, tuple[bytes, bytes]] = {
-    "javascript": (b"class TmWrap {\n", b"\n}\n"),
-    "typescript": (b"class TmWrap {\n", b"\n}\n"),
-    "tsx": (b"class TmWrap {\n", b"\n}\n"),
-    "java": (b"class TmWrap {\n", b"\n}\n"),
-    "csharp": (b"class TmWrap {\n", b"\n}\n"),
-    "cpp": (b"struct TmWrap {\n", b"\n};\n"),
-    "rust": (b"impl TmWrap {\n", b"\n}\n"),
-    "ruby": (b"class TmWrap\n", b"\nend\n"),
+STAND_IN = "TmWrap"
+# Stand-in containers a member written alone is parsed in (here and by the splicer). Go
+# needs none (methods carry their receiver), C has no members; a Python method parses alone
+# as a function, so only the splicer uses Python's.
+STAND_INS: dict[str, tuple[tuple[bytes, bytes], ...]] = {
+    "python": ((b"class TmWrap:\n", b"\n"),),
+    "javascript": ((b"class TmWrap {\n", b"\n}\n"),),
+    "typescript": ((b"class TmWrap {\n", b"\n}\n"), (b"interface TmWrap {\n", b"\n}\n")),
+    "tsx": ((b"class TmWrap {\n", b"\n}\n"),),
+    "java": ((b"class TmWrap {\n", b"\n}\n"), (b"interface TmWrap {\n", b"\n}\n")),
+    "csharp": ((b"class TmWrap {\n", b"\n}\n"), (b"interface TmWrap {\n", b"\n}\n")),
+    "cpp": ((b"struct TmWrap {\n", b"\n};\n"),),
+    # A method body goes in an impl block, a signature alone in a trait.
+    "rust": ((b"impl TmWrap {\n", b"\n}\n"), (b"trait TmWrap {\n", b"\n}\n")),
+    "ruby": ((b"class TmWrap\n", b"\nend\n"),),
 }
 
 
@@ -108,9 +112,18 @@ def _first_error_line(problem: str | None) -> int:
     return int(match.group(1)) if match else 0
 
 
+def _keep_strings(language: str, before: list[bytes], after: list[bytes]) -> list[bytes]:
+    """`after` (re-indented `before`) with the rows inside multi-line strings as they were:
+    their indentation is the string's value, and the splicer leaves them alone too."""
+    literal = string_rows(language, b"\n".join(after))
+    return [before[i] if i in literal else line for i, line in enumerate(after)]
+
+
 def _readings(lines: list[bytes], origin: list[int], language: str) -> list[_Reading]:
     prefix = _common_prefix(lines)
     base = [line[len(prefix) :] if line.startswith(prefix) else line for line in lines]
+    if prefix:
+        base = _keep_strings(language, lines, base)
     out = [_Reading("as written", base, origin)]
     codes = [i for i, line in enumerate(base) if line.strip()]
     if codes and not _indent(base[codes[0]]):
@@ -120,10 +133,9 @@ def _readings(lines: list[bytes], origin: list[int], language: str) -> list[_Rea
             cut = list(base)
             for i in codes[1:]:
                 cut[i] = cut[i][len(deeper) :]
-            out.append(_Reading("re-based", cut, origin))
-    if language in _WRAPS:
-        head, tail = _WRAPS[language]
-        out.append(_Reading("inside a stand-in class", base, origin, head, tail))
+            out.append(_Reading("re-based", _keep_strings(language, base, cut), origin))
+    for head, tail in STAND_INS.get(language, ()) if language != "python" else ():
+        out.append(_Reading("inside a stand-in container", base, origin, head, tail))
     return out
 
 
@@ -204,11 +216,11 @@ def _parsed(path: str, language: str, reading: _Reading, notes: list[str]) -> Pa
     shift = len(reading.head)
     symbols = []
     for sym in extract(path, data).symbols:
-        if sym.name == _WRAP or sym.start < shift or sym.end > shift + len(text):
+        if sym.name == STAND_IN or sym.start < shift or sym.end > shift + len(text):
             continue
-        name = sym.name.removeprefix(_WRAP + ".")
+        name = sym.name.removeprefix(STAND_IN + ".")
         parent = sym.parent
-        parent = None if parent in (_WRAP, None) else parent.removeprefix(_WRAP + ".")
+        parent = None if parent in (STAND_IN, None) else parent.removeprefix(STAND_IN + ".")
         symbols.append(Symbol(name, sym.kind, sym.start - shift, sym.end - shift, parent))
     return Parsed(
         text,
@@ -224,7 +236,9 @@ def _parsed(path: str, language: str, reading: _Reading, notes: list[str]) -> Pa
 def container_headers_for(language: str | None, data: bytes) -> dict[int, tuple[int, str]]:
     """start -> (end, normalised header) of every container of `data` (a Rust impl too),
     leaving out the stand-in container a member alone was parsed in."""
-    return {c.start: (c.end, c.header) for c in containers(language, data) if _WRAP not in c.header}
+    return {
+        c.start: (c.end, c.header) for c in containers(language, data) if STAND_IN not in c.header
+    }
 
 
 def container_headers(path: str, data: bytes) -> dict[int, tuple[int, str]]:

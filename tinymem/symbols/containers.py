@@ -19,6 +19,7 @@ __all__ = ["Container", "containers"]
 
 _SPACES = re.compile(r"\s+")
 _CLOSERS = frozenset({"}", "};", "end", "})", "});"})
+_TRAILING_COMMENT = re.compile(r"\s(?://|#).*$|/\*.*?\*/")  # `}  // namespace CLI`
 _CONTAINER_NODES = frozenset(
     {
         "class_definition",
@@ -81,7 +82,8 @@ def containers(language: str | None, data: bytes) -> tuple[Container, ...]:
         opens_body = data[body.start_byte : body.start_byte + 1] == b"{"
         last = row(body.start_byte) if opens_body else max(row(body.start_byte) - 1, first)
         end_row = row(max(node.end_byte - 1, node.start_byte))
-        only_closer = lines[end_row].strip().decode("utf-8", "replace") in _CLOSERS
+        last_line = lines[end_row].decode("utf-8", "replace")
+        only_closer = _TRAILING_COMMENT.sub("", last_line).strip() in _CLOSERS
         found.append(
             Container(
                 node.start_byte,

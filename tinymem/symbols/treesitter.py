@@ -57,6 +57,11 @@ def _parse(language: str, data: bytes) -> Tree:
     return parser.parse(data)
 
 
+def parse_root(language: str, data: bytes) -> Node:
+    """The syntax tree of `data` (ValueError when `language` has no grammar)."""
+    return _parse(language, data).root_node
+
+
 def _cached_query(cache: dict[str, Query], language: str, source: str) -> Query:
     query = cache.get(language)
     if query is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from tinymem.edits.normalise import STAND_IN, STAND_INS
 from tinymem.edits.splice.facts import FileFacts
 from tinymem.edits.splice.lines import WS, container_of, contains, content_end, leaf_of, plain_name
 from tinymem.edits.splice.model import SpliceError
@@ -15,18 +16,6 @@ from tinymem.edits.splice.texts import Text, sub_text
 
 _LINE = re.compile(r"line (\d+)")
 # inside a stand-in container; Go has no such container (methods carry receivers), C none.
-WRAP_NAME = "TmWrap"
-WRAPS: dict[str, tuple[bytes, bytes]] = {
-    "python": (b"class TmWrap:\n", b"\n"),
-    "javascript": (b"class TmWrap {\n", b"\n}\n"),
-    "typescript": (b"class TmWrap {\n", b"\n}\n"),
-    "tsx": (b"class TmWrap {\n", b"\n}\n"),
-    "java": (b"class TmWrap {\n", b"\n}\n"),
-    "csharp": (b"class TmWrap {\n", b"\n}\n"),
-    "cpp": (b"struct TmWrap {\n", b"\n};\n"),
-    "rust": (b"impl TmWrap {\n", b"\n}\n"),
-    "ruby": (b"class TmWrap\n", b"\nend\n"),
-}
 
 _CLOSERS = (b"}", b"};", b"end")
 _COMMENT_STARTS = (b"#", b"//", b"/*", b"*", b"--")
@@ -110,30 +99,34 @@ class Classifier(FileFacts):
                     f"of {name}; propose the definition alone"
                 )
         problem = syntax_problem(self.language, src)
-        if "." in target and self.language in WRAPS:
-            head, tail = WRAPS[self.language]
-            wrapped = head + b"    " + text.placed(b"    ", b"\n") + tail
-            expected = f"{WRAP_NAME}.{plain_name(leaf_of(name))}"
-            members = [s for s in file_symbols(self.path, wrapped).symbols if s.name != WRAP_NAME]
-            hits = [s for s in members if plain_name(s.name) == expected]
-            if hits:
-                strangers = [
-                    s.name.removeprefix(WRAP_NAME + ".")
-                    for s in members
-                    if s != hits[0] and not contains(hits[0], s)
+        if "." in target and self.language in STAND_INS:
+            wrapped_problems: list[str] = []
+            for head, tail in STAND_INS[self.language]:
+                wrapped = head + b"    " + text.placed(b"    ", b"\n") + tail
+                expected = f"{STAND_IN}.{plain_name(leaf_of(name))}"
+                members = [
+                    s for s in file_symbols(self.path, wrapped).symbols if s.name != STAND_IN
                 ]
-                if not strangers:
-                    return Form("member", text)
-                raise SpliceError(
-                    f"the new text for {name} in {self.path} also defines "
-                    f"{', '.join(strangers)}; each definition must be proposed on its own"
-                )
+                hits = [s for s in members if plain_name(s.name) == expected]
+                if hits:
+                    strangers = [
+                        s.name.removeprefix(STAND_IN + ".")
+                        for s in members
+                        if s != hits[0] and not contains(hits[0], s)
+                    ]
+                    if not strangers:
+                        return Form("member", text)
+                    raise SpliceError(
+                        f"the new text for {name} in {self.path} also defines "
+                        f"{', '.join(strangers)}; each definition must be proposed on its own"
+                    )
+                wrapped_problems.append(syntax_problem(self.language, wrapped) or "")
             # A member alone need not parse (a JS method outside a class): judge it wrapped,
             # and give line numbers of the text itself (the wrapper adds one line on top).
-            wrapped_problem = syntax_problem(self.language, wrapped)
             if self.language != "python" or problem is None:  # a Python method parses alone
-                problem = wrapped_problem and _LINE.sub(
-                    lambda m: f"line {max(int(m.group(1)) - 1, 1)}", wrapped_problem
+                first = wrapped_problems[0] or None
+                problem = first and _LINE.sub(
+                    lambda m: f"line {max(int(m.group(1)) - 1, 1)}", first
                 )
         if problem is not None:
             raise SpliceError(f"the new text for {name} does not parse: {problem}")

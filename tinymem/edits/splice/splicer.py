@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tinymem.edits.splice.forms import Classifier, Form
-from tinymem.edits.splice.lines import WS, container_of, contains, plain_name
+from tinymem.edits.splice.lines import WS, container_of, contains, plain_name, start_of_line
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.plan import Edit, Plan
 from tinymem.edits.splice.rust import RustPlacer
@@ -37,11 +37,27 @@ class Splicer(RustPlacer, Classifier, Verifier):
             parent = container_of(parent)
         return holder
 
+    def unit_for(self, name: str) -> bytes:
+        """The indentation unit a text for `name` is written in: that of the definition it
+        replaces, else of the container it goes into, else the file's. Asking the nearest
+        text first keeps a file's local style (a class whose access labels sit at two
+        spaces in a four-space body) from reading as another unit."""
+        for candidate in (name, container_of(name)):
+            sym = self.by_name.get(candidate or "")
+            if sym is None:
+                continue
+            begin = start_of_line(self.data, sym.start, self.floor)
+            own = prepare(self.language, self.data[begin : sym.end], b"", sym.name).unit()
+            if own is not None:
+                return own
+        return self.unit()
+
     def form_of(self, name: str, text: Text) -> Form:
-        """What a prepared text is (`classify`), with its indentation in the file's unit: a
-        method the model indented with two spaces or tabs is written as the file writes."""
+        """What a prepared text is (`classify`), with its indentation in the unit of where it
+        goes: a method the model indented with two spaces or tabs is written as the file
+        writes it."""
         form = self.classify(name, text)
-        converted = form.text.in_unit(self.unit())
+        converted = form.text.in_unit(self.unit_for(name))
         if converted is form.text:
             return form
         if self.language == "python":

@@ -1,10 +1,9 @@
-"""Parsing for the splicer: parse trees, syntax problems, multi-line string rows, symbols."""
+"""Parsing for the splicer: the grammar of a path, syntax problems, symbols (parse trees and
+multi-line string rows come from tinymem.symbols, shared with the reply normaliser)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from tree_sitter import Node, Parser
+__all__ = ["file_symbols", "grammar", "parse_root", "string_rows", "syntax_problem"]
 
 from tinymem.edits.splice.lines import BOM
 from tinymem.edits.splice.model import SpliceError
@@ -16,19 +15,8 @@ from tinymem.symbols import (
     extract,
     language_for_path,
 )
-
-# Multi-line literals whose inner lines are content, not indentation: never re-indented.
-STRING_TYPES = frozenset(
-    {
-        "string",
-        "template_string",
-        "raw_string_literal",
-        "string_literal",
-        "interpreted_string_literal",
-        "text_block",
-        "heredoc_body",
-    }
-)
+from tinymem.symbols.strings import string_rows
+from tinymem.symbols.treesitter import parse_root
 
 
 def grammar(path: str) -> str:
@@ -62,58 +50,6 @@ def file_symbols(path: str, data: bytes) -> Extraction:
         clean=found.clean,
         reason=found.reason,
     )
-
-
-_PARSERS: dict[str, Parser] = {}
-
-
-def parse_root(language: str, data: bytes) -> Node:
-    parser = _PARSERS.get(language)
-    if parser is None:
-        # Imported lazily, as in tinymem.symbols: the pack loads grammar modules on import.
-        from tree_sitter_language_pack import get_language
-
-        parser = Parser(get_language(cast("Any", language)))
-        _PARSERS[language] = parser
-    return parser.parse(data).root_node
-
-
-def _is_docstring(node: Node) -> bool:
-    """A Python string that is the first statement of a block or module (the grammar puts
-    it straight in the block, older ones inside an expression_statement)."""
-    statement = node
-    parent = node.parent
-    if parent is not None and parent.type == "expression_statement":
-        if parent.named_child_count != 1:
-            return False
-        statement, parent = parent, parent.parent
-    return (
-        parent is not None
-        and parent.type in ("block", "module")
-        and parent.named_child_count > 0
-        and parent.named_children[0] == statement
-    )
-
-
-def string_rows(language: str, text: bytes) -> set[int]:
-    """Rows (0-based) of `text` that start inside a multi-line string literal.
-
-    Their leading whitespace is part of the string's value, so re-indenting them would change
-    what the program does. Python docstrings are the exception: they are re-indented with the
-    code (inspect.cleandoc strips their indentation anyway, and leaving them would be ugly).
-    """
-    rows: set[int] = set()
-    stack = [parse_root(language, text)]
-    while stack:
-        node = stack.pop()
-        first, last = node.start_point.row, node.end_point.row
-        if first == last:
-            continue  # a one-line node holds no multi-line literal
-        if node.type in STRING_TYPES and not (language == "python" and _is_docstring(node)):
-            rows.update(range(first + 1, last + 1))
-            continue
-        stack.extend(node.children)
-    return rows
 
 
 def syntax_problem(language: str, data: bytes) -> str | None:
