@@ -271,7 +271,7 @@ def _merge(
     if p.kind == "whole-file":
         if not p.elisions and p.gates.get("A") == "pass":
             return block
-        reps, skipped = _complete_symbols(view, path, block)
+        reps, skipped = _complete_symbols(view, path, block, text)
         if not reps:
             raise UsageError("the whole-file reply is elided and holds no complete symbol")
         check.notes.append(
@@ -289,7 +289,7 @@ def _merge(
 
 
 def _complete_symbols(
-    view: StateView, path: str, block: bytes
+    view: StateView, path: str, block: bytes, text: bytes
 ) -> tuple[list[Replacement], list[str]]:
     """The symbols of a whole-file reply that can stand on their own: no elision inside, and
     a class only when it keeps every member the State Map knows."""
@@ -301,7 +301,7 @@ def _complete_symbols(
     skipped: list[str] = []
     for r in reps:
         members = {n for n in live if n.startswith(r.name + ".")}
-        elided = find_elisions(r.text.decode("utf-8", "replace"))
+        elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
         if elided or not members <= given:
             skipped.append(r.name)
         else:

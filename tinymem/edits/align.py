@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tinymem.edits.normalise import Parsed, container_headers, parse_block
@@ -273,9 +274,16 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
     file = _File(path, original, extract(path, original).symbols)
     items = _outermost(parsed.symbols)
     if not items:
-        result.whole_file = True  # a text with no definitions can only be the whole file
+        if file.symbols:
+            result.blocked = (
+                f"the block defines nothing tm can place in {path} (no function, method or"
+                " class it can read); give complete definitions"
+            )
+        else:
+            result.whole_file = True  # a file of no definitions, given again whole
         return result
     given: dict[str, bytes] = {}  # file name -> the block's text for it
+    thin: set[str] = set()
     added: list[Target] = []
     blocked: list[str] = []
     previous: str | None = None
@@ -291,25 +299,51 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
             added.append(Target(item.name, "add", text, previous))
             previous = item.name
             continue
-        _collect(item, anchor, parsed, file, given, added)
+        _collect(item, anchor, parsed, file, given, added, thin)
         previous = anchor
     if blocked:
         result.blocked = "; ".join(blocked)
         return result
     existing = {s.name for s in file.symbols}
-    result.whole_file = bool(existing) and existing <= set(given)
+    # Every entity given is the whole file only when the block also carries what lies
+    # between them: a namespace or class given alone, with the file's imports left out,
+    # is a change of that entity, not a file without imports.
+    result.whole_file = (
+        bool(existing)
+        and existing <= set(given)
+        and not thin
+        and (bool(_outside_lines(parsed.text, items)) or not _outside_lines(original, file.symbols))
+    )
     if result.whole_file:
         spans = [file.by_name[n] for n in given]
         result.targets = [Target(s.name, "modify", given[s.name]) for s in _outermost(tuple(spans))]
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
         return result
-    result.targets = _explode(given, added, file)
+    result.targets = _explode(given, added, file, thin)
     _report_outside(result, parsed)
     return result
 
 
 _CLOSER_LINES = frozenset({"}", "};", "end", ")", "});", "})", "]"})
 _COMMENT_LEADS = ("#", "//", "/*", "*", "--", "<!--")
+
+
+def _outside_lines(text: bytes, symbols: Sequence[Symbol]) -> list[bytes]:
+    """The lines of `text` that carry code outside every one of `symbols` (an import, a
+    package line), not blank, a comment or a closer."""
+    spans = sorted((s.start, s.end) for s in symbols)
+    out: list[bytes] = []
+    offset = 0
+    for line in text.split(b"\n"):
+        start, offset = offset, offset + len(line) + 1
+        stripped = line.strip()
+        if not stripped or any(a < start + len(line) and start < b for a, b in spans):
+            continue
+        word = stripped.decode("utf-8", "replace")
+        if word in _CLOSER_LINES or word.startswith(_COMMENT_LEADS):
+            continue
+        out.append(stripped)
+    return out
 
 
 def _report_outside(result: Alignment, parsed: Parsed) -> None:
@@ -395,8 +429,12 @@ def _collect(
     file: _File,
     given: dict[str, bytes],
     added: list[Target],
+    thin: set[str],
 ) -> None:
-    """The item and everything inside it, renamed from the block's names to the file's."""
+    """The item and everything inside it, renamed from the block's names to the file's.
+
+    `thin` collects the containers given without most of their own lines (docstring,
+    attributes, fields): they stand for the members given, never replace the container."""
     prefix = item.name
     inner = [item, *[s for s in parsed.symbols if _inside(item, s)]]
     previous_by_parent: dict[str | None, str] = {}
@@ -407,11 +445,35 @@ def _collect(
             name = _member_name(name, text, file, given)
         if name in file.by_name:
             given[name] = text
+            if _loses_own_lines(sym, parsed, file.by_name[name], file):
+                thin.add(name)
         else:
             parent = name.rsplit(".", 1)[0] if "." in name else None
             added.append(Target(name, "add", text, previous_by_parent.get(parent)))
         parent_key = name.rsplit(".", 1)[0] if "." in name else None
         previous_by_parent[parent_key] = name
+
+
+def _own_lines(data: bytes, sym: Symbol, symbols: Sequence[Symbol]) -> list[bytes]:
+    """The code lines of container `sym` outside its members, its header line aside."""
+    inner = [
+        Symbol(s.name, s.kind, s.start - sym.start, s.end - sym.start, s.parent)
+        for s in symbols
+        if _inside(sym, s)
+    ]
+    return _outside_lines(data[sym.start : sym.end], inner)[1:]
+
+
+def _loses_own_lines(given: Symbol, parsed: Parsed, known: Symbol, file: _File) -> bool:
+    """A container given with fewer than half of the lines it has outside its members (an
+    excerpt: header, `⋮`, one method) — taken whole, it would delete the rest."""
+    if not any(_inside(known, s) for s in file.symbols):
+        return False  # not a container: its lines are its body, the change itself
+    theirs = _own_lines(file.data, known, file.symbols)
+    if not theirs:
+        return False
+    ours = set(_own_lines(parsed.text, given, parsed.symbols))
+    return sum(line in ours for line in theirs) * 2 < len(theirs)
 
 
 def _member_name(name: str, text: bytes, file: _File, given: dict[str, bytes]) -> str:
@@ -428,9 +490,12 @@ def _member_name(name: str, text: bytes, file: _File, given: dict[str, bytes]) -
     return f"{plain(name)}#{len(same) + 1}"
 
 
-def _explode(given: dict[str, bytes], added: list[Target], file: _File) -> list[Target]:
-    """Given entities as targets: a container given with only some of its members stands for
-    those members (recursively); one given with all of them is replaced whole."""
+def _explode(
+    given: dict[str, bytes], added: list[Target], file: _File, thin: set[str]
+) -> list[Target]:
+    """Given entities as targets: a container given with only some of its members, or
+    without its own lines (`thin`), stands for those members (recursively); one given with
+    all of them is replaced whole."""
     out: list[Target] = []
     names = set(given)
 
@@ -442,7 +507,7 @@ def _explode(given: dict[str, bytes], added: list[Target], file: _File) -> list[
         if any(name.startswith(t + ".") for t in taken):
             continue  # inside a container replaced whole
         inside = members(name)
-        if inside and not inside <= names:
+        if inside and (not inside <= names or name in thin):
             continue  # stands for its members only: they come on their own
         out.append(Target(name, "modify", given[name]))
         taken.add(name)

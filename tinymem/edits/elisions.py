@@ -87,8 +87,11 @@ def _is_elision_text(comment: str) -> bool:
     return text.endswith(_ELLIPSIS) and _ELLIPSIS_WORD_RE.search(text) is not None
 
 
-def find_elisions(code: str) -> tuple[str, ...]:
+def find_elisions(code: str, known: str | None = None) -> tuple[str, ...]:
     """Lines of `code` (stripped) that stand for code the model left out.
+
+    A line that `known` (the file's authoritative text) already holds is the file's own
+    comment, not a marker: real code says "the template here" and "unchanged" too.
 
     Counted: a comment (`#`, `//`, `/* */`, `--`, `<!-- -->`, `;`, `%`, `*` continuation, or a
     trailing comment after code) whose text
@@ -121,4 +124,7 @@ def find_elisions(code: str) -> tuple[str, ...]:
                 found.append(s)
     except Exception:  # never let a detector crash the parse; keep what was found
         pass
+    if known and found:
+        own = {line.strip() for line in known.split("\n")}
+        found = [s for s in found if s not in own]
     return tuple(found)

@@ -31,6 +31,7 @@ def structure_gate(
         return f"{p.confidence}: {p.reason}"
     if problem is not None:
         return f"does not parse: {problem}"
+    known = None if before is None else before.decode("utf-8", "replace")
     if p.kind in ("whole-file", "new-file"):
         if p.elisions:
             return f"elided ({p.elisions[0]!r}): a whole file with placeholders would delete code"
@@ -41,7 +42,7 @@ def structure_gate(
                 return f"syntax tree collapsed ({new} nodes, was {old})"
         return "pass"
     for name, text in texts.items():
-        marks = find_elisions(text.decode("utf-8", "replace"))
+        marks = find_elisions(text.decode("utf-8", "replace"), known)
         if marks:
             return f"elided ({marks[0]!r}) inside {name}: give the complete definition"
     return "pass"

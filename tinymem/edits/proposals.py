@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tinymem.edits.align import Alignment, Evidence, align
 from tinymem.edits.changes import changes_between
+from tinymem.edits.elisions import find_elisions
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
 from tinymem.edits.patches import apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
@@ -218,6 +219,11 @@ def _correlation_candidates(view: StateView) -> dict[str, frozenset[str]]:
     return out
 
 
+def _elisions(code: bytes, before: bytes | None) -> tuple[str, ...]:
+    known = None if before is None else before.decode("utf-8", "replace")
+    return find_elisions(code.decode("utf-8", "replace"), known)
+
+
 def _file_proposal(
     ctx: _Context,
     block: Block,
@@ -251,7 +257,7 @@ def _file_proposal(
         [],
         ctx.writer.blob(code),
         ctx.live_files.get(path),
-        list(block.elisions),
+        list(_elisions(code, before)),
         notes=list(aligned.notes),
     )
     live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
