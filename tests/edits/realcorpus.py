@@ -97,17 +97,26 @@ def load_cases() -> list[Case]:
     return cases
 
 
-def make_repo(where: Path, files: list[str]) -> Path:
-    """A git repository holding the given realcode files at their project paths, tm init'ed."""
+def make_repo(where: Path, files: list[str], *, keep_project: bool = False) -> Path:
+    """A git repository holding the given realcode files at their paths in their projects
+    (or, with `keep_project`, at `<project>/<path>`), tm init'ed."""
     if where.exists():
         shutil.rmtree(where)
     where.mkdir(parents=True)
     for file in files:
-        rel = file.split("/", 1)[1]
+        rel = file if keep_project else file.split("/", 1)[1]
         target = where / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CODE / file, target)
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    home = where.parent / f"{where.name}-home"
+    home.mkdir(exist_ok=True)
+    # Never the developer's own git configuration.
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home),
+    }
     for argv in (
         ["git", "init", "-q"],
         ["git", "add", "."],
