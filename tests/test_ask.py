@@ -45,7 +45,7 @@ def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer
     assert stored == sent  # the exact messages sent are kept
     assert git(repo, "show", "refs/tinymem/state:episode/response.txt") == REPLY
     (pid,) = episode["proposals"]
-    prop = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}"))
+    prop = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}/proposal.json"))
     assert prop["confidence"] == "CONFIRMED"
     assert prop["gates"]["A"] == "pass" and prop["gates"]["ETV"] == "pass"
     assert prop["hydrated"] is True

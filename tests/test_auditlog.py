@@ -490,7 +490,9 @@ def test_show_ask_json_is_exact(history: History) -> None:
     artifact = prop["entities"][0]["artifact"]
     base = prop["entities"][0]["base"]
     # Whether the target counts as hydrated is proposals.py's rule; show must reproduce it.
-    stored = json.loads(git(h.repo, "show", f"{h.commits[4]}:proposals/{h.proposals[1]}"))
+    stored = json.loads(
+        git(h.repo, "show", f"{h.commits[4]}:proposals/{h.proposals[1]}/proposal.json")
+    )
     assert doc == {
         "commit": "C5",
         "parent": "C4",

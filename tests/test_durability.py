@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.modelserver import ModelServer
 
 
 def _history(repo: Path) -> None:
@@ -57,3 +58,59 @@ def test_mirror_clone_carries_state_ledger_and_vault(repo: Path, tmp_path: Path)
         assert git(mirror, "cat-file", "-t", oid).strip() == "blob"
     log = git(mirror, "log", "--format=%s", "refs/tinymem/state").splitlines()
     assert [line.split(":")[0] for line in log] == ["tm adopt", "tm adopt", "tm init"]
+
+
+NEW_FETCH = 'def fetch_user(uid, retries=3):\n    return {"id": uid, "retries": retries}\n'
+NEW_HELPER = "def helper_two(x):\n    return x * 2\n"
+
+
+def _proposals(repo: Path, server: ModelServer) -> tuple[str, str]:
+    """One pending proposal and one rejected one, whose blobs nothing else names."""
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    ids = []
+    for code in (NEW_FETCH, NEW_HELPER):
+        server.add(f"```python path=app.py\n{code}```\n")
+        proc = tm_ask(repo, server, "change fetch_user", "--json")
+        assert proc.returncode == 0, proc.stderr
+        (prop,) = json.loads(proc.stdout)["proposals"]
+        ids.append(str(prop["id"]))
+    assert tm(repo, "reject", ids[1]).returncode == 0
+    return ids[0], ids[1]
+
+
+def _named_blobs(repo: Path, pid: str) -> set[str]:
+    raw = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}/proposal.json"))
+    named = {raw["block"], raw["file_base"]}
+    for e in raw["entities"]:
+        named.update((e["artifact"], e["base"]))
+    return {oid for oid in named if oid}
+
+
+def test_gc_keeps_pending_and_rejected_proposals(repo: Path, server: ModelServer) -> None:
+    pending, rejected = _proposals(repo, server)
+    named = _named_blobs(repo, pending) | _named_blobs(repo, rejected)
+    reachable = set(git(repo, "rev-list", "--objects", "refs/tinymem/state").split())
+    assert named <= reachable  # through tree entries, not only inside JSON
+    git(repo, "gc", "-q", "--prune=now")
+    git(repo, "fsck", "--strict", "--no-dangling")
+    doctor = tm(repo, "doctor", "--json")
+    checks = {c["check"]: c["status"] for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["artifacts"] == "ok", doctor.stdout
+    assert tm(repo, "diff", pending).returncode == 0
+    for oid in named:
+        assert git(repo, "cat-file", "-t", oid).strip() == "blob"
+    proc = tm(repo, "accept", pending)
+    assert proc.returncode == 0, proc.stderr
+    assert "retries=3" in (repo / "app.py").read_text()
+    assert tm(repo, "rebuild").returncode == 0
+
+
+def test_mirror_carries_pending_proposals(repo: Path, server: ModelServer, tmp_path: Path) -> None:
+    pending, rejected = _proposals(repo, server)
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--mirror", f"file://{repo}", str(mirror))
+    for oid in _named_blobs(repo, pending) | _named_blobs(repo, rejected):
+        assert git(mirror, "cat-file", "-t", oid).strip() == "blob"

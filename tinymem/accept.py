@@ -29,9 +29,9 @@ from tinymem.edits.splice import (
     whole_file_symbols,
 )
 from tinymem.errors import StaleError, UsageError
-from tinymem.gitobjects import MODE_BLOB, ObjectWriter, blob_id
+from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
-from tinymem.proposalrecords import Proposal, pending
+from tinymem.proposalrecords import Proposal, pending, store
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, EntityRecord, StateView
@@ -475,8 +475,8 @@ def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
             if prop is None:
                 continue
             prop.status = "rejected"
-            oid = writer.blob(prop.to_bytes())
-            edits[f"{PROPOSALS}/{pid}"] = (MODE_BLOB, oid)
+            oid = store(writer, prop)
+            edits[f"{PROPOSALS}/{pid}"] = (MODE_TREE, oid)
             episode.proposals[pid] = oid
         episode.details = {"rejected": chosen_ids}
         return Draft(episode=episode, changes=edits)

@@ -16,11 +16,12 @@ from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
 from tinymem.errors import ModelError
 from tinymem.etv import EtvReport, verify
-from tinymem.gitobjects import MODE_BLOB, ObjectWriter
+from tinymem.gitobjects import MODE_TREE, ObjectWriter
 from tinymem.hydration.hydrate import Hydration, hydrate
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
 from tinymem.llm import CallResult, OnText, call
+from tinymem.proposalrecords import store
 from tinymem.records import State, entity_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, StateView
@@ -148,8 +149,8 @@ def _record(
         )
         result.outcome = outcome
         for p in outcome.proposals:
-            oid = writer.blob(p.to_bytes())
-            edits[f"{PROPOSALS}/{p.id}"] = (MODE_BLOB, oid)
+            oid = store(writer, p)
+            edits[f"{PROPOSALS}/{p.id}"] = (MODE_TREE, oid)
             episode.proposals[p.id] = oid
             for e in p.entities:
                 if e.artifact is not None and p.path is not None:

@@ -16,11 +16,11 @@ from typing import Any
 
 import pygit2
 
-from tinymem.errors import UsageError
+from tinymem.errors import CorruptStateError, UsageError
 from tinymem.ledger import Episode, history, read_episode, resolve_episode
 from tinymem.records import KEY_SEPARATOR, State, split_key
 from tinymem.repository import Repo
-from tinymem.statemap import EPISODE, StateView
+from tinymem.statemap import EPISODE, StateView, proposal_record
 
 # Attachments `tm show` can print verbatim, by option name.
 ATTACHMENTS = {"messages": "messages.json", "response": "response.txt", "prompt": "prompt.txt"}
@@ -149,10 +149,11 @@ def _json_loads(data: bytes) -> dict[str, Any] | None:
 
 
 def _json_blob(repo: pygit2.Repository, oid: str) -> dict[str, Any] | None:
-    obj = repo.get(oid)
-    if not isinstance(obj, pygit2.Blob):
+    """A stored proposal's JSON (`oid`: its tree or, in older repositories, its record)."""
+    try:
+        return _json_loads(proposal_record(repo, oid))
+    except CorruptStateError:
         return None
-    return _json_loads(bytes(obj.data))
 
 
 def _text_blob(repo: pygit2.Repository, oid: str | None) -> str | None:

@@ -34,6 +34,7 @@ from tinymem.statemap import (
     EPISODE,
     FILES,
     META,
+    PROPOSAL_RECORD,
     PROPOSALS,
     FileMeta,
     StateView,
@@ -352,7 +353,14 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             disagree.append(f"{path}: meta/ records a deletion, files/ still holds it")
     for path in sorted(set(files) - recorded):
         disagree.append(f"{path}: in files/ without a meta/ record")
+    unpinned: list[str] = []
     for pid, oid in _walk(repo, view, PROPOSALS, missing):
+        pid, _, name = pid.partition("/")
+        if name and name != PROPOSAL_RECORD:
+            need(oid, f"{PROPOSALS}/{pid}")
+            continue  # a blob the record names, pinned under its own id
+        if not name:
+            unpinned.append(pid)
         need(oid, f"{PROPOSALS}/{pid}")
         if oid in missing:
             continue
@@ -390,6 +398,15 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             f"files/ and meta/ disagree on {len(disagree)} file(s)",
             "point refs/tinymem/state back at the last commit where `tm doctor` is clean",
             disagree,
+        )
+    if unpinned:
+        report.add(
+            "proposals",
+            WARN,
+            f"{len(unpinned)} proposal(s) were stored before tm kept their blobs reachable:"
+            " `git gc` may prune their code",
+            "accept or reject them soon (`tm accept ID` / `tm reject ID`), or ask again",
+            [f"{PROPOSALS}/{pid}" for pid in unpinned],
         )
     if not (missing or unreadable or disagree):
         report.add(

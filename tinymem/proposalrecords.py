@@ -1,4 +1,4 @@
-"""The stored form of a proposal (`proposals/<id>` in the State Map) and the pending ones.
+"""The stored form of a proposal (`proposals/<id>/` in the State Map) and the pending ones.
 
 Kept apart from `proposals.py` (which builds proposals from a model's reply) so that readers
 such as `tm status` and the pre-commit hook do not load the reply parser.
@@ -10,8 +10,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tinymem.gitobjects import MODE_BLOB, ObjectWriter
 from tinymem.records import entity_key
-from tinymem.statemap import StateView
+from tinymem.statemap import PROPOSAL_RECORD, StateView
 
 
 @dataclass
@@ -60,6 +61,18 @@ class Proposal:
             if result != "pass":
                 return f"{gate}: {result}"
         return None
+
+
+def store(writer: ObjectWriter, p: Proposal) -> str:
+    """Write `p` as the tree stored at `proposals/<id>`: its record and, each under its own
+    id, every blob the record names (block, file base, artifacts, bases). Reachable through
+    tree entries, they survive `git gc` and travel with `git clone --mirror`."""
+    record = writer.blob(p.to_bytes())
+    named = {p.block, p.file_base}
+    for e in p.entities:
+        named.update((e.artifact, e.base))
+    pins = sorted(oid for oid in named if oid is not None)
+    return writer.tree([(PROPOSAL_RECORD, MODE_BLOB, record), *((o, MODE_BLOB, o) for o in pins)])
 
 
 def pending(view: StateView) -> dict[str, Proposal]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pygit2
+
 from tinymem.errors import CorruptStateError
 from tinymem.gitobjects import (
     MODE_BLOB,
@@ -64,7 +66,11 @@ def rebuild(repo: Repo) -> RebuildReport:
             ents = entity_tree(writer, meta)
             edits[f"{ENTITIES}/{path}"] = None if ents is None else (MODE_TREE, ents)
         for pid, oid in ep.proposals.items():
-            edits[f"{PROPOSALS}/{pid}"] = None if oid is None else (MODE_BLOB, oid)
+            # A tree (the record and the blobs it pins), or a record alone in repositories
+            # written before proposals were pinned: replayed as stored.
+            pinned = oid is not None and isinstance(repo.git.get(oid), pygit2.Tree)
+            mode = MODE_TREE if pinned else MODE_BLOB
+            edits[f"{PROPOSALS}/{pid}"] = None if oid is None else (mode, oid)
         tree = edit_tree(writer, tree, edits)
         for t in ep.transitions:
             if t.to_state is State.SUPERSEDED:

@@ -5,7 +5,8 @@ Tree layout of every commit on `refs/tinymem/state` (see docs/formats.md):
     files/<path>               authoritative snapshot of each live tracked file
     entities/<path>/<symbol>   authoritative artifact of each live entity (symbol escaped)
     meta/<path>                JSON FileMeta: every entity of the file with its record
-    proposals/<id>             JSON of each pending proposal (PROPOSED artifacts)
+    proposals/<id>/            each pending or rejected proposal: proposal.json and every blob
+                               it names, entered under its own id so gc and mirrors keep it
     episode/                   this commit's own record (episode.json, prompt, reply, ...)
 """
 
@@ -30,6 +31,21 @@ ENTITIES = "entities"
 META = "meta"
 PROPOSALS = "proposals"
 EPISODE = "episode"
+
+PROPOSAL_RECORD = "proposal.json"
+
+
+def proposal_record(repo: pygit2.Repository, oid: str) -> bytes:
+    """The JSON of a stored proposal: `oid` is its `proposals/<id>` tree (the record and the
+    blobs it pins) or, in repositories written before that layout, the record itself."""
+    try:
+        obj = repo[oid]
+        if isinstance(obj, pygit2.Tree):
+            return read_blob(repo, obj[PROPOSAL_RECORD].id)
+        return read_blob(repo, oid)
+    except (KeyError, ValueError) as exc:
+        raise CorruptStateError(f"proposal record {oid} is missing from the vault") from exc
+
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.@#")
 
@@ -274,8 +290,8 @@ class StateView:
 
     def proposal_ids(self) -> list[str]:
         sub = self.subtree(PROPOSALS)
-        return sorted(p for p, _ in walk_blobs(self.repo, sub)) if sub else []
+        return sorted(entry.name or "" for entry in read_tree(self.repo, sub)) if sub else []
 
     def proposal_blob(self, pid: str) -> bytes | None:
         oid = self._lookup(PROPOSALS, pid)
-        return None if oid is None else self.blob(oid)
+        return None if oid is None else proposal_record(self.repo, oid)
