@@ -160,3 +160,40 @@ def test_file_changed_between_gate_and_rename_writes_nothing(repo: Path) -> None
         apply(r, p)
     assert (repo / "app.py").read_text() == PY_APP + "\n# saved by the editor\n"
     assert r.state_tip() == tip
+
+
+def test_whole_file_never_overwrites_a_hand_edit_outside_definitions(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo)
+    whole = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}')
+    doc = _ask(repo, server, f"```python path=app.py\n{whole}```\n")
+    props = doc["proposals"]
+    assert isinstance(props, list) and props[0]["kind"] == "whole-file"
+    pid = str(props[0]["id"])
+    hand = PY_APP.replace("import os\n", "import os\nimport sys\n")
+    write(repo, "app.py", hand)  # no definition changed: only an import added
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 5, proc.stdout
+    assert "STALE: app.py (changed on disk)" in proc.stderr
+    assert (repo / "app.py").read_text() == hand
+    proc = tm(repo, "accept", pid, "--overwrite-stale", "app.py")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "app.py").read_text() == whole
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    saved = episode["details"]["overwritten"]["app.py"]
+    assert git(repo, "cat-file", "-p", saved) == hand
+
+
+def test_new_file_never_overwrites_a_file_made_since(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    doc = _ask(repo, server, "```python path=util.py\ndef util():\n    return 1\n```\n")
+    pid = _pid(doc)
+    write(repo, "util.py", "MINE = 1\n")
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 5
+    assert "util.py (now exists on disk)" in proc.stderr
+    assert (repo / "util.py").read_text() == "MINE = 1\n"
+    proc = tm(repo, "accept", pid, "--overwrite-stale", "util.py")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "util.py").read_text() == "def util():\n    return 1\n"

@@ -195,8 +195,12 @@ def _check_one(
     )
     # ETV first in the computation (its verdict is reported after Gate A, as documented).
     etv_problems: list[str] = []
+    whole = p.kind in ("whole-file", "new-file")
+    file_named = whole and path in overwrite  # the whole file is kept, below
     for e in p.entities:
         key = entity_key(path, e.symbol)
+        if file_named:
+            continue
         if e.op in ("modify", "delete"):
             if e.symbol == FILE_SYMBOL:
                 now = None if fp.before is None else blob_id(fp.before)
@@ -214,8 +218,14 @@ def _check_one(
                     etv_problems.append(key)
         elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
             etv_problems.append(f"{key} (now exists on disk)")
-    if p.kind == "new-file" and fp.before is not None and p.file_base is None:
-        etv_problems.append(f"{path} (now exists on disk)")
+    if whole and fp.before_oid != p.file_base:
+        # A whole file replaces every line, including a hand edit outside any definition
+        # (an added import) that the entity checks above cannot see.
+        if file_named and fp.before is not None:
+            plan_.overwritten[path] = fp.before
+        elif not etv_problems:
+            said = "now exists on disk" if p.file_base is None else "changed on disk"
+            etv_problems.append(f"{path} ({said})")
     # Compute the merged text.
     new_text = current_text
     try:
@@ -234,8 +244,8 @@ def _check_one(
                 "ETV",
                 False,
                 "STALE: " + ", ".join(etv_problems) + " changed since the model saw it; `tm adopt`"
-                " it, or `tm accept --overwrite-stale ENTITY` to replace your text (it is kept in"
-                " the vault)",
+                " it, or `tm accept --overwrite-stale ENTITY` (a whole file: its PATH) to replace"
+                " your text (it is kept in the vault)",
             )
         )
     else:

@@ -93,8 +93,9 @@ def accept_cmd(
     overwrite_stale: list[str] = typer.Option(
         None,
         "--overwrite-stale",
-        metavar="ENTITY",
-        help="Replace this STALE entity's on-disk text (kept in the vault). Repeatable.",
+        metavar="ENTITY|PATH",
+        help="Replace this STALE entity's on-disk text, or a whole file's (by its path); your"
+        " text is kept in the vault. Repeatable.",
     ),
     allow_delete: bool = typer.Option(
         False, "--allow-delete", help="Let an explicit DELETE directive remove code."
