@@ -473,7 +473,7 @@ SPLIT = [
     ("    merge/splice (_merge)", "tinymem/accept.py", "_merge"),
     ("    Gate A (_gate_a)", "tinymem/accept.py", "_gate_a"),
     ("  apply (writes + ledger)", "tinymem/accept.py", "apply"),
-    ("    writes (atomic.write_atomic)", "tinymem/atomic.py", "write_atomic"),
+    ("    writes (writing.atomic.write_atomic)", "tinymem/writing/atomic.py", "write_atomic"),
     ("    ledger commit (commit_episode)", "tinymem/ledger.py", "commit_episode"),
     ("      re-index written files (record_file)", "tinymem/transitions.py", "record_file"),
     ("      symbol extraction (extraction_for)", "tinymem/symcache.py", "extraction_for"),

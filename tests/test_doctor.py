@@ -80,6 +80,7 @@ def test_healthy_repository_exits_0(repo: Path) -> None:
         "work tree": ["ok"],
         "grammars": ["ok"],
         "hook": ["ok"],
+        "interrupted": ["ok"],
         "config": ["ok"],
         "api keys": ["ok"],
     }

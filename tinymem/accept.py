@@ -13,13 +13,10 @@ editor saving in between aborts the whole accept and restores what was already r
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from tinymem.atomic import write_atomic
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.splice import (
     Replacement,
@@ -30,7 +27,7 @@ from tinymem.edits.splice import (
 )
 from tinymem.errors import StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
-from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
+from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
 from tinymem.proposalrecords import Proposal, pending, store
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
@@ -39,6 +36,7 @@ from tinymem.symbols import analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import read_file
+from tinymem.writing.transaction import Change, write_all
 
 
 @dataclass
@@ -364,7 +362,6 @@ def unified_diff(fp: FilePlan) -> str:
 def apply(repo: Repo, plan_: Plan) -> Committed:
     """Write every changed file atomically or none, then record one ledger episode."""
     changed = [fp for fp in plan_.files.values() if fp.after != fp.before]
-    written: list[FilePlan] = []
 
     def unchanged(fp: FilePlan) -> None:
         _, oid = _disk(repo, fp.path)
@@ -373,24 +370,18 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
                 f"{fp.path} changed while accepting (an editor saved it?); nothing was written"
             )
 
-    try:
-        for fp in changed:
-            unchanged(fp)  # cheap early check of every file before any rename
-        for fp in changed:
-            full = repo.abspath(fp.path)
-            if fp.after is None:
-                unchanged(fp)
-                os.unlink(full)
-            else:
-                write_atomic(full, fp.after, check=partial(unchanged, fp))
-            written.append(fp)
-    except BaseException:
-        _rollback(repo, written)
-        raise
+    for fp in changed:
+        unchanged(fp)  # cheap early check of every file before any rename
+    episode_id = new_episode_id()
+    tip = repo.state_tip()
     accepted = [c.proposal for c in plan_.checks if c.ok]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
-        episode = Episode(kind="accept", summary="accepted " + ", ".join(p.id for p in accepted))
+        episode = Episode(
+            kind="accept",
+            summary="accepted " + ", ".join(p.id for p in accepted),
+            id=episode_id,
+        )
         edits: TreeEdits = {}
         cache = SymbolCache(repo.cache_dir)
         try:
@@ -442,19 +433,13 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
         }
         return Draft(episode=episode, changes=edits, attachments=attachments)
 
-    committed = commit_episode(repo, operation)
-    assert committed is not None
-    return committed
+    def record() -> Committed:
+        committed = commit_episode(repo, operation)
+        assert committed is not None
+        return committed
 
-
-def _rollback(repo: Repo, written: list[FilePlan]) -> None:
-    for fp in reversed(written):
-        full = repo.abspath(fp.path)
-        if fp.before is None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(full)
-        else:
-            write_atomic(full, fp.before)
+    changes = [Change(fp.path, fp.after, partial(unchanged, fp)) for fp in changed]
+    return write_all(repo, changes, episode=episode_id, tip=tip, record=record)
 
 
 def accept(

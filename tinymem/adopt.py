@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from tinymem.atomic import write_atomic
 from tinymem.errors import UnsafePathError, UsageError
 from tinymem.etv import verify
 from tinymem.gitobjects import ObjectWriter, blob_id
@@ -16,6 +15,7 @@ from tinymem.scan import scan
 from tinymem.statemap import StateView
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import NotAFileError, read_file
+from tinymem.writing.atomic import write_atomic
 
 USER_REASON = "adopted by the user"
 
@@ -99,7 +99,7 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
                 if f.read() != saved["previous-disk-text"]:
                     raise UsageError(f"{rel} changed while pasting; nothing was written")
 
-    write_atomic(full, content, check=unchanged_since_read)
+    write_atomic(repo, rel, content, tag="tm-adopt", check=unchanged_since_read)
     result = _record(repo, [rel], attachments=saved)
     if saved:
         result.saved_disk_text = blob_id(saved["previous-disk-text"])

@@ -7,6 +7,7 @@ reply, model, timings, token counts and hydrated entity keys are stored in its l
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -14,16 +15,26 @@ from typing import Any
 from tinymem import config as cfg
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
-from tinymem.errors import ModelError
+from tinymem.errors import ModelError, TinymemError
 from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import MODE_TREE, ObjectWriter
 from tinymem.hydration.hydrate import Hydration, hydrate
 from tinymem.hydration.relevance import Request
-from tinymem.ledger import Committed, Draft, Episode, Transition, commit_episode, current, history
+from tinymem.ledger import (
+    Committed,
+    Draft,
+    Episode,
+    Transition,
+    commit_episode,
+    current,
+    history,
+    now_iso,
+)
 from tinymem.llm import CallResult, OnText, call
+from tinymem.notices import emit
 from tinymem.proposalrecords import store
 from tinymem.records import State, entity_key
-from tinymem.repository import Repo
+from tinymem.repository import CACHE_DIRNAME, UNRECORDED, Repo
 from tinymem.statemap import PROPOSALS, StateView
 
 
@@ -92,10 +103,40 @@ def ask(repo: Repo, opts: AskOptions, on_text: OnText | None = None) -> AskResul
         )
     except ModelError as exc:
         result.error = exc
-    result.committed = commit_episode(
-        repo, lambda view, writer: _record(repo, opts, result, view, writer)
-    )
+    try:
+        result.committed = commit_episode(
+            repo, lambda view, writer: _record(repo, opts, result, view, writer)
+        )
+    except BaseException as exc:
+        if result.call is None:
+            raise
+        # The model's reply cost time and money: it is never lost because the ledger was busy.
+        where = _save_unrecorded(repo, opts, result)
+        if isinstance(exc, TinymemError):
+            raise type(exc)(f"{exc}; the model's reply was saved in {where}") from exc
+        emit(f"the model's reply was saved in {where}; it was not recorded")
+        raise
     return result
+
+
+def _save_unrecorded(repo: Repo, opts: AskOptions, result: AskResult) -> str:
+    """The exchange as files under `.git/tinymem/unrecorded/<time>/` (prompt, messages,
+    reply): what `tm ask` would have recorded."""
+    assert result.call is not None
+    stamp = now_iso().replace(":", "").replace(".", "-")
+    where = os.path.join(repo.git.path, CACHE_DIRNAME, UNRECORDED, stamp)
+    os.makedirs(where, exist_ok=True)
+    messages = json.dumps(result.prepared.hydration.messages, indent=1, ensure_ascii=False)
+    for name, data in (
+        ("prompt.txt", opts.prompt.encode()),
+        ("messages.json", messages.encode()),
+        ("response.txt", result.call.text.encode()),
+    ):
+        with open(os.path.join(where, name), "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    return where
 
 
 def _record(

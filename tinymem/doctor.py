@@ -40,6 +40,7 @@ from tinymem.statemap import (
     StateView,
     unescape_symbol,
 )
+from tinymem.writing.leftovers import leftovers
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 LAYOUT = (FILES, ENTITIES, META, PROPOSALS, EPISODE)
@@ -181,6 +182,7 @@ def doctor(
     _check_grammars(report)
     if repo is not None:
         _check_hook(repo, report)
+        _check_leftovers(repo, report)
     values = _check_config(repo, flags or {}, report)
     _check_keys(values, report)
     if model:
@@ -552,6 +554,31 @@ def _check_hook(repo: Repo, report: DoctorReport) -> None:
         report.add("hook", WARN, f"{path} is an older tinymem hook", install)
         return
     report.add("hook", OK, f"tinymem's pre-commit hook is installed and current ({path})")
+
+
+def _check_leftovers(repo: Repo, report: DoctorReport) -> None:
+    found = leftovers(repo)
+    for said in found.recovered:
+        report.add("interrupted", WARN, said, "check the files it names with `git diff`")
+    if found.accept_running:
+        report.add("interrupted", WARN, "a tm accept is running in another process right now")
+    if found.ref_lock is not None:
+        report.add(
+            "interrupted",
+            WARN,
+            f"{found.ref_lock} was left {found.ref_lock_age:.0f} s ago by a killed process",
+            f"the next tm write removes it, or: rm {found.ref_lock}",
+        )
+    if found.unrecorded:
+        report.add(
+            "interrupted",
+            WARN,
+            f"{len(found.unrecorded)} model reply(ies) could not be recorded in the ledger",
+            "read them (response.txt) and ask again; delete the directories when done",
+            found.unrecorded,
+        )
+    if not (found.recovered or found.accept_running or found.ref_lock or found.unrecorded):
+        report.add("interrupted", OK, "no interrupted accept, ledger lock or unrecorded reply")
 
 
 def _check_config(

@@ -23,7 +23,9 @@ import pygit2
 from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
 from tinymem.jsontext import quoted, quoted_or_null
+from tinymem.notices import emit
 from tinymem.records import STATE_REF, State
+from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, updating
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
 
@@ -262,18 +264,29 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
             writer.discard()  # pack spools that worker processes filled for this attempt
             raise
         message = f"tm {episode.kind}: {episode.summary}\n\nTinymem-Episode: {episode.id}\n"
-        try:
-            commit = repo.git.create_commit(
-                STATE_REF, sig, sig, message, pygit2.Oid(hex=tree), [tip] if tip else []
-            )
-        except (pygit2.GitError, OSError, ValueError) as exc:
-            # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
-            if not _is_cas_failure(exc):
-                raise
-            # Another process won the race: back off a little and redo the work on its tip.
-            time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+        with updating(repo):
+            try:
+                commit = repo.git.create_commit(
+                    STATE_REF, sig, sig, message, pygit2.Oid(hex=tree), [tip] if tip else []
+                )
+            except (pygit2.GitError, OSError, ValueError) as exc:
+                # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
+                if not _is_cas_failure(exc):
+                    raise
+                said = clear_if_stale(repo)  # no tm is mid-update: we hold `updating`
+            else:
+                return Committed(str(commit), episode, StateView(repo.git, str(commit)))
+        if said is not None:
+            emit(said)
             continue
-        return Committed(str(commit), episode, StateView(repo.git, str(commit)))
+        # Another process won the race: back off a little and redo the work on its tip.
+        time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+    age = lock_age(repo)
+    if age is not None:
+        raise ConcurrencyError(
+            f"{ref_lock_path(repo)} exists ({age:.0f} s old): a git process holds {STATE_REF};"
+            " if none is running, remove that file and try again"
+        )
     raise ConcurrencyError(
         f"{STATE_REF} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy,"
         " try again"

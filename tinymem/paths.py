@@ -82,6 +82,11 @@ def _check_symlinks(workdir: str, parts: list[str], candidate: str) -> None:
             shown = "/".join(parts[: index + 1])
             raise _refuse(candidate, f"cannot inspect {shown!r} ({err})") from err
         if not stat.S_ISLNK(st.st_mode):
+            if stat.S_ISDIR(st.st_mode) and os.path.lexists(os.path.join(current, ".git")):
+                shown = "/".join(parts[: index + 1])
+                raise _refuse(
+                    candidate, f"{shown!r} is a submodule or a nested repository (its own git)"
+                )
             continue
         shown = "/".join(parts[: index + 1])
         target = os.path.realpath(current)
@@ -148,8 +153,8 @@ def repo_relative(workdir: str, candidate: str) -> str:
     URLs, and it would collide with the `path::symbol` key separator), any `..` component or a
     component made only of dots and spaces (Windows reads `...` and `.. ` as `..`), any `.git`
     component or alias (`.GIT`, `.git.`, `.git `, `git~1`, `.git::$INDEX_ALLOCATION`), the work
-    tree root itself, and an existing symlink prefix that resolves outside the work tree, into
-    `.git/`, or nowhere (loop).
+    tree root itself, an existing symlink prefix that resolves outside the work tree, into
+    `.git/`, or nowhere (loop), and a path inside a submodule or nested repository.
     """
     if not isinstance(candidate, str):
         raise _refuse(repr(candidate), "it is not text")

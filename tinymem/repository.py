@@ -13,6 +13,8 @@ from tinymem.gitcmd import repo_git_output
 from tinymem.records import STATE_REF
 
 CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
+UNRECORDED = "unrecorded"  # in CACHE_DIRNAME: model replies the ledger could not take (tm ask)
+INTENT_FILE = "accept-intent.json"  # in CACHE_DIRNAME: an accept in progress (writing/journal.py)
 
 
 @dataclass
@@ -123,4 +125,13 @@ def open_repo(start: str | None = None) -> Repo:
         raise RepositoryError(
             f"{found} is a bare repository; tm needs a work tree to compare against"
         )
-    return Repo(git=git, workdir=os.path.abspath(git.workdir).rstrip(os.sep))
+    repo = Repo(git=git, workdir=os.path.abspath(git.workdir).rstrip(os.sep))
+    if os.path.exists(os.path.join(git.path, CACHE_DIRNAME, INTENT_FILE)):
+        # An accept was interrupted (or is running): a stat is all the common case costs.
+        from tinymem.notices import emit
+        from tinymem.writing.recovery import recover
+
+        said = recover(repo)
+        if said is not None:
+            emit(said)
+    return repo

@@ -1,0 +1,100 @@
+"""`refs/tinymem/state.lock`: taken by libgit2 for the instant of a ledger ref update, and
+left behind when a process is killed in that instant.
+
+Every tm process holds an flock on `tinymem/ledger.lock` (in the common git dir) around its
+ref update, so while one process holds that flock no other tm is between creating and renaming
+the ref lock. A ref lock found then, older than a git process ever holds one, was left by a
+process that is gone: it is removed, and the user is told (git's own rule is to tell the user
+which file to remove; tm can prove more, because its own writers announce themselves).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+from tinymem.errors import ConcurrencyError
+from tinymem.records import STATE_REF
+from tinymem.repository import CACHE_DIRNAME, Repo
+
+__all__ = [
+    "STALE_AFTER",
+    "clear_if_stale",
+    "lock_age",
+    "ref_lock_path",
+    "updating",
+    "writer_alive",
+]
+
+STALE_AFTER = 5.0  # seconds; git and libgit2 hold a ref lock for milliseconds
+WAIT = 30.0  # seconds a ledger write waits for another tm's ref update
+
+
+def ref_lock_path(repo: Repo) -> str:
+    return os.path.join(repo.common_dir, *STATE_REF.split("/")) + ".lock"
+
+
+def _flock_path(repo: Repo) -> str:
+    directory = os.path.join(repo.common_dir, CACHE_DIRNAME)
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, "ledger.lock")
+
+
+@contextlib.contextmanager
+def updating(repo: Repo, *, wait: bool = True) -> Iterator[bool]:
+    """Held around a ref update; yields False when another tm holds it (`wait` False)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield True
+        return
+    fd = os.open(_flock_path(repo), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        # Polled, not blocking: a tm stopped with Ctrl-Z must not hang every other one.
+        deadline = time.monotonic() + (WAIT if wait else 0.0)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    if wait:
+                        raise ConcurrencyError(
+                            f"another tm process has been writing the ledger for {WAIT:.0f} s"
+                            " (stopped with Ctrl-Z?); try again when it is done"
+                        ) from None
+                    yield False
+                    return
+                time.sleep(0.01)
+        yield True
+    finally:
+        os.close(fd)
+
+
+def writer_alive(repo: Repo) -> bool:
+    """Whether a tm process is updating the ref right now."""
+    with updating(repo, wait=False) as mine:
+        return not mine
+
+
+def lock_age(repo: Repo) -> float | None:
+    try:
+        return max(0.0, time.time() - os.stat(ref_lock_path(repo)).st_mtime)
+    except FileNotFoundError:
+        return None
+
+
+def clear_if_stale(repo: Repo) -> str | None:
+    """With `updating` held: remove a ref lock no live process can own; the notice, or None
+    when there is none or it may still be in use."""
+    age = lock_age(repo)
+    if age is None or age < STALE_AFTER:
+        return None
+    path = ref_lock_path(repo)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return None
+    return f"removed {path}, left {age:.0f} s ago by a tm or git process that was killed"

@@ -1,0 +1,162 @@
+"""Several work-tree files written all or nothing, then recorded.
+
+Under the accept lock: the files' current bytes are read (every path checked as it will be
+written), both sides of every file go to the object database, the intent record is written,
+then the files are renamed into place one by one and the caller's `record` commits the ledger
+episode. Any failure before that commit (an editor saving a file, a lost race, Ctrl-C) rolls
+back from what is on disk: a file holding the new text gets its old text back, whichever file
+the interruption came at, and a file someone else changed meanwhile is left as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import pygit2
+
+from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
+from tinymem.repository import Repo
+from tinymem.writing import journal
+from tinymem.writing.atomic import TMP_DIRNAME, remove_file, temp_name, write_atomic
+from tinymem.writing.journal import IntendedFile, Intent
+from tinymem.writing.safedir import open_parent
+
+__all__ = [
+    "Change",
+    "Rollback",
+    "read_raw",
+    "recorded",
+    "remove_leftovers",
+    "roll_back",
+    "write_all",
+]
+
+T = TypeVar("T")
+
+
+@dataclass
+class Change:
+    path: str
+    after: bytes | None  # None: remove the file
+    unchanged: Callable[[], None]  # raises when the file changed since it was planned
+
+
+@dataclass
+class Rollback:
+    restored: list[str]
+    kept: list[str]  # changed by someone else since: left as they are
+
+
+def read_raw(repo: Repo, rel: str) -> bytes | None:
+    """The bytes of work-tree file `rel` (None: it does not exist), read through the same
+    checks as a write (no symlink, no `.git/`, no submodule)."""
+    try:
+        parent, name = open_parent(repo.workdir, rel, create=False)
+    except FileNotFoundError:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), dir_fd=parent)
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(parent)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def write_all(
+    repo: Repo, changes: list[Change], *, episode: str, tip: str | None, record: Callable[[], T]
+) -> T:
+    """Write every change or none, then `record` (the ledger commit); see the module doc."""
+    with journal.held(repo, wait=True):
+        writer = ObjectWriter(repo.git)
+        files = []
+        for c in changes:
+            before = read_raw(repo, c.path)
+            files.append(
+                IntendedFile(
+                    c.path,
+                    None if before is None else writer.blob(before),
+                    None if c.after is None else writer.blob(c.after),
+                )
+            )
+        writer.flush()  # both sides durable before the record that names them
+        intent = Intent(episode=episode, tip=tip, tag=f"tm-{episode}", files=files)
+        journal.write(repo, intent)
+        try:
+            for c in changes:
+                if c.after is None:
+                    remove_file(repo, c.path, check=c.unchanged)
+                else:
+                    write_atomic(repo, c.path, c.after, tag=intent.tag, check=c.unchanged)
+            result = record()
+        except BaseException:
+            if not recorded(repo, intent):
+                roll_back(repo, intent)
+            journal.clear(repo)
+            raise
+        journal.clear(repo)
+        return result
+
+
+def recorded(repo: Repo, intent: Intent, *, depth: int = 200) -> bool:
+    """Whether the ledger holds the intent's episode (committed after `intent.tip`)."""
+    tip = repo.state_tip()
+    marker = f"Tinymem-Episode: {intent.episode}\n"
+    for _ in range(depth):
+        if tip is None or tip == intent.tip:
+            return False
+        commit = repo.git[tip]
+        assert isinstance(commit, pygit2.Commit)
+        if marker in commit.message:
+            return True
+        tip = str(commit.parent_ids[0]) if commit.parent_ids else None
+    return False
+
+
+def _disk_id(repo: Repo, rel: str) -> str | None:
+    try:
+        data = read_raw(repo, rel)
+    except OSError:
+        return "unreadable"
+    return None if data is None else blob_id(data)
+
+
+def roll_back(repo: Repo, intent: Intent) -> Rollback:
+    """Give every file of `intent` that holds the new text its old text back."""
+    done = Rollback([], [])
+    remove_leftovers(repo, intent)
+    for f in intent.files:
+        now = _disk_id(repo, f.path)
+        if now == f.before or f.before == f.after:
+            continue
+        if now != f.after:
+            done.kept.append(f.path)
+            continue
+        if f.before is None:
+            remove_file(repo, f.path)
+        else:
+            write_atomic(repo, f.path, read_blob(repo.git, f.before), tag=intent.tag + "-undo")
+        done.restored.append(f.path)
+    return done
+
+
+def remove_leftovers(repo: Repo, intent: Intent) -> None:
+    """The temporary files of `intent`, wherever a crash left them."""
+    for f in intent.files:
+        name = f.path.rsplit("/", 1)[-1]
+        with contextlib.suppress(OSError):
+            parent, _ = open_parent(repo.workdir, f.path, create=False)
+            try:
+                os.unlink(temp_name(name, intent.tag), dir_fd=parent)
+            finally:
+                os.close(parent)
+    tmp_dir = os.path.join(repo.cache_dir, TMP_DIRNAME)
+    with contextlib.suppress(OSError):
+        for leftover in os.listdir(tmp_dir):
+            if leftover.startswith(intent.tag + "-"):
+                os.unlink(os.path.join(tmp_dir, leftover))
