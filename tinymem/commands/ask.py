@@ -124,8 +124,10 @@ def ask_cmd(
                         "path": p.path,
                         "kind": p.kind,
                         "confidence": p.confidence,
+                        "reason": p.reason,
                         "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
                         "gates": p.gates,
+                        "notes": p.notes,
                         "blocked": p.blocked,
                         "hydrated": p.hydrated,
                     }

@@ -1,0 +1,47 @@
+"""A path the reply names that tm does not know: the one known file it ends like, only when
+the block changes what that file has; a block that only adds keeps its own path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.modelserver import ModelServer
+
+
+def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
+    server.add(reply)
+    proc = tm_ask(repo, server, "change it", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (prop,) = json.loads(proc.stdout)["proposals"]
+    assert isinstance(prop, dict)
+    return prop
+
+
+def _init(repo: Path) -> None:
+    write(repo, "src/app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+
+
+def test_a_short_path_changing_a_known_function_means_that_file(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo)
+    prop = _ask(repo, server, "```python path=app.py\ndef fetch_user(uid):\n    return None\n```\n")
+    assert prop["path"] == "src/app.py" and prop["kind"] == "symbols"
+    assert any("the one file it can mean is src/app.py" in n for n in prop["notes"])
+
+
+def test_a_short_path_with_only_new_functions_stays_a_new_file(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo)
+    prop = _ask(repo, server, "```python path=app.py\ndef test_fetch():\n    assert True\n```\n")
+    assert prop["path"] == "app.py" and prop["kind"] == "new-file"
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "src" / "app.py").read_text() == PY_APP  # the known file is untouched
+    assert (repo / "app.py").read_text() == "def test_fetch():\n    assert True\n"
