@@ -6,22 +6,34 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import PY_APP, ROOT, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
-from tinymem.hook import HOOK_SCRIPT
+from tinymem.hook import HOOK_SCRIPT, hook_script, recorded_python
 
 V2 = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}')
 
 
-def _commit(repo: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+def _commit(
+    repo: Path, *paths: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     git(repo, "add", *paths)
     return subprocess.run(
-        ["git", "commit", "-qm", "change"], cwd=repo, capture_output=True, text=True, check=False
+        ["git", "commit", "-qm", "change"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
+
+
+# What a GUI git client or another shell has: git, but neither the venv nor tinymem.
+BARE_PATH = "/usr/bin:/bin"
 
 
 @pytest.fixture
@@ -113,7 +125,7 @@ def test_force_replaces_with_a_backup_and_hookspath_is_honoured(repo: Path) -> N
     (repo / "githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     proc = tm(repo, "hook", "install", "--force")
     assert proc.returncode == 0, proc.stderr
-    assert (repo / "githooks" / "pre-commit").read_text() == HOOK_SCRIPT
+    assert (repo / "githooks" / "pre-commit").read_text() == hook_script(sys.executable)
     assert (repo / "githooks" / "pre-commit.tinymem-backup").exists()
 
 
@@ -170,3 +182,37 @@ def test_commit_all_and_commit_paths_are_checked_too(hooked: Path, how: list[str
     )
     assert proc.returncode != 0
     assert "superseded" in proc.stderr
+
+
+def _hook_path(repo: Path) -> Path:
+    return repo / ".git" / "hooks" / "pre-commit"
+
+
+def test_the_hook_records_the_python_that_installed_it(hooked: Path) -> None:
+    assert recorded_python(_hook_path(hooked).read_text()) == os.path.abspath(sys.executable)
+
+
+def test_the_check_runs_without_tm_on_path(hooked: Path) -> None:
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)  # a stale editor buffer, saved from a GUI client
+    env = {**os.environ, "PATH": BARE_PATH}
+    assert shutil.which("tm", path=BARE_PATH) is None
+    proc = _commit(hooked, "app.py", env=env)
+    assert proc.returncode != 0
+    assert "superseded" in proc.stderr
+
+
+def test_a_hook_that_cannot_run_the_check_refuses_the_commit(hooked: Path) -> None:
+    hook = _hook_path(hooked)
+    gone = "/nonexistent/venv/bin/python3"
+    hook.write_text(hook.read_text().replace(recorded_python(hook.read_text()) or "", gone))
+    write(hooked, "app.py", V2)
+    proc = _commit(hooked, "app.py", env={**os.environ, "PATH": BARE_PATH})
+    assert proc.returncode != 0
+    assert "commit refused" in proc.stderr and "tm hook install" in proc.stderr
+    assert "--no-verify" in proc.stderr
+    doctor = json.loads(tm(hooked, "doctor", "--json").stdout)
+    (check,) = [c for c in doctor["checks"] if c["check"] == "hook"]
+    assert check["status"] == "warn" and gone in check["message"]

@@ -526,7 +526,7 @@ def _check_grammars(report: DoctorReport) -> None:
 
 def _check_hook(repo: Repo, report: DoctorReport) -> None:
     # Not installing the hook is a choice, so every finding here is a warning.
-    from tinymem.hook import HOOK_SCRIPT, MARKER, hooks_dir
+    from tinymem.hook import MARKER, hooks_dir, is_current, recorded_python
 
     path = os.path.join(hooks_dir(repo), "pre-commit")
     install = "tm hook install"
@@ -550,8 +550,19 @@ def _check_hook(repo: Repo, report: DoctorReport) -> None:
     if not os.access(path, os.X_OK):
         report.add("hook", WARN, f"{path} is not executable: git skips it", f"chmod +x {path}")
         return
-    if text != HOOK_SCRIPT.encode():
+    script = text.decode("utf-8", "replace")
+    if not is_current(script):
         report.add("hook", WARN, f"{path} is an older tinymem hook", install)
+        return
+    python = recorded_python(script)
+    if python is not None and not os.access(python, os.X_OK):
+        report.add(
+            "hook",
+            WARN,
+            f"the hook's recorded Python {python} no longer exists: commits are refused"
+            " unless tm is on PATH",
+            f"{install} (from the environment that has tm)",
+        )
         return
     report.add("hook", OK, f"tinymem's pre-commit hook is installed and current ({path})")
 

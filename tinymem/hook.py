@@ -13,8 +13,10 @@ Ordinary hand edits pass: the user is the highest authority.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 
 from tinymem.errors import RepositoryError, UsageError
@@ -28,24 +30,55 @@ MARKER = "tinymem-hook"
 CHAINED_SUFFIX = ".pre-tinymem"
 BACKUP_SUFFIX = ".tinymem-backup"
 
-# Kept byte-identical to hooks/pre-commit in the source tree (a test checks for drift).
+# hooks/pre-commit in the source tree is this script with no interpreter recorded (a test
+# checks for drift); `tm hook install` writes it with the interpreter it runs under.
 HOOK_SCRIPT = """#!/bin/sh
-# tinymem-hook v1: refuses commits that would overwrite newer truth with stale content.
+# tinymem-hook v2: refuses commits that would overwrite newer truth with stale content.
 # Installed by `tm hook install`; `tm hook uninstall` removes it. Bypass once: --no-verify.
 hookdir=$(dirname "$0")
+# The Python that installed this hook (empty: none recorded): used first, so a virtual
+# environment that is not active (a GUI client, an IDE, another shell) still runs the check.
+TM_PYTHON=''
 # A hook that was here before tinymem's install still runs first.
 if [ -x "$hookdir/pre-commit.pre-tinymem" ]; then
   "$hookdir/pre-commit.pre-tinymem" "$@" || exit $?
 fi
+if [ -n "$TM_PYTHON" ] && "$TM_PYTHON" -c "import tinymem" >/dev/null 2>&1; then
+  exec "$TM_PYTHON" -m tinymem hook run pre-commit
+fi
 if command -v tm >/dev/null 2>&1; then
   exec tm hook run pre-commit
 fi
-if python3 -c "import tinymem" >/dev/null 2>&1; then
+if command -v python3 >/dev/null 2>&1 && python3 -c "import tinymem" >/dev/null 2>&1; then
   exec python3 -m tinymem hook run pre-commit
 fi
-echo "tinymem: tm is not installed here; the stale-overwrite check was skipped" >&2
-exit 0
+echo "tinymem: commit refused: the stale-overwrite check cannot run (no tinymem in" \
+  "${TM_PYTHON:-the recorded Python}, no tm on PATH); run 'tm hook install' from the" \
+  "environment that has tm, or commit once with 'git commit --no-verify'" >&2
+exit 1
 """
+_RECORDED = "TM_PYTHON=''"
+
+
+def hook_script(python: str | None) -> str:
+    """The hook as installed: `python` (an absolute interpreter path) recorded in it."""
+    if not python:
+        return HOOK_SCRIPT
+    return HOOK_SCRIPT.replace(_RECORDED, "TM_PYTHON=" + shlex.quote(python), 1)
+
+
+def recorded_python(text: str) -> str | None:
+    """The interpreter an installed hook records, or None."""
+    for line in text.splitlines():
+        if line.startswith("TM_PYTHON="):
+            value = shlex.split(line[len("TM_PYTHON=") :] or "''")
+            return value[0] if value and value[0] else None
+    return None
+
+
+def is_current(text: str) -> bool:
+    """Whether `text` is this version's hook (whatever interpreter it records)."""
+    return text == hook_script(recorded_python(text))
 
 
 @dataclass(frozen=True)
@@ -99,7 +132,7 @@ def install(repo: Repo, *, force: bool = False) -> str:
             notes.append(f"the existing hook now runs first, from {chained}")
     tmp = target + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(HOOK_SCRIPT)
+        f.write(hook_script(os.path.abspath(sys.executable)))
     os.chmod(tmp, 0o755)
     os.replace(tmp, target)
     return "; ".join([f"installed {target}", *notes])
@@ -124,7 +157,7 @@ def installed(repo: Repo) -> str:
     if not _is_ours(target):
         return "missing"
     with open(target, encoding="utf-8") as f:
-        return "current" if f.read() == HOOK_SCRIPT else "outdated"
+        return "current" if is_current(f.read()) else "outdated"
 
 
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
