@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tinymem.edits.elisions import find_elisions
+from tinymem.edits.filekinds import write_problem
 from tinymem.edits.splice import (
     Replacement,
     SpliceError,
@@ -32,11 +33,11 @@ from tinymem.proposalrecords import Proposal, pending, store
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, EntityRecord, StateView
-from tinymem.symbols import analyze, extract, language_for_path
+from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import read_file
-from tinymem.writing.transaction import Change, write_all
+from tinymem.worktree import read_file, worktree_form
+from tinymem.writing.transaction import Change, read_raw, write_all
 
 
 @dataclass
@@ -178,7 +179,10 @@ def _check_one(
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
         return
     asked = p.gates.get("A", "pass")
-    if asked != "pass" and (p.kind in ("symbols", "new-file") or p.format != "code"):
+    spliceable = language_for_path(path) in GRAMMAR_LANGUAGES
+    if asked != "pass" and (
+        p.kind in ("symbols", "new-file") or p.format != "code" or not spliceable
+    ):
         # What the block itself failed at ask time (it does not parse, it is elided inside a
         # definition, it cannot be spliced into the text the model saw, a hunk matches
         # nowhere) no later state mends. A whole file the model wrote out is different: its
@@ -330,6 +334,9 @@ def _gate_a(
 ) -> str | None:
     if after is None:
         return None if (p.kind == "delete" and allow_delete) else "the file would be removed"
+    kind_problem = write_problem(path, before, after)
+    if kind_problem is not None:
+        return kind_problem
     lang = language_for_path(path)
     if lang is None:
         return None
@@ -352,8 +359,9 @@ def _gate_a(
 
 
 def unified_diff(fp: FilePlan) -> str:
-    a = (fp.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    b = (fp.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    # Undecodable bytes shown as \xNN: replaced by U+FFFD, a change of them would be hidden.
+    a = (fp.before or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    b = (fp.after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
     src = f"a/{fp.path}" if fp.before is not None else "/dev/null"
     dst = f"b/{fp.path}" if fp.after is not None else "/dev/null"
     return "".join(difflib.unified_diff(a, b, src, dst))
@@ -438,7 +446,12 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
         assert committed is not None
         return committed
 
-    changes = [Change(fp.path, fp.after, partial(unchanged, fp)) for fp in changed]
+    def on_disk(fp: FilePlan) -> bytes | None:
+        if fp.after is None:
+            return None
+        return worktree_form(read_raw(repo, fp.path), fp.before, fp.after)
+
+    changes = [Change(fp.path, on_disk(fp), partial(unchanged, fp)) for fp in changed]
     return write_all(repo, changes, episode=episode_id, tip=tip, record=record)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass
 
@@ -30,6 +31,21 @@ class WorktreeFile:
     @property
     def kind(self) -> str:
         return classify(self.data)
+
+
+def worktree_form(raw: bytes | None, stored: bytes | None, new: bytes) -> bytes:
+    """`new` (text as git stores it) in the line endings the work-tree file has. When git's
+    filters turned the file's CRLF into the stored LF (`core.autocrlf`, `eol` attributes),
+    `new` gets CRLF back, as a checkout would give it: writing it with LF would change every
+    line of the file."""
+    if raw is None or stored is None or raw == stored or b"\r\n" not in raw:
+        return new
+    if raw.replace(b"\r\n", b"\n") != stored:
+        return new
+    return _LONE_LF.sub(b"\r\n", new)
+
+
+_LONE_LF = re.compile(rb"(?<!\r)\n")
 
 
 def classify(data: bytes) -> str:

@@ -378,3 +378,18 @@ def test_go_method_with_package_and_imports_around_it() -> None:
 def test_normalise_reports_line_numbers_of_the_block_as_written() -> None:
     parsed = parse_block("app.py", b"# app.py\n\ndef f(:\n    pass\n")
     assert parsed.problem is not None and "line 3" in parsed.problem
+
+
+LICENSED = (
+    b"# Copyright 2024 Someone. Licensed under the MIT licence.\n\n\ndef helper(x):\n    return x\n"
+)
+
+
+def test_the_only_function_given_alone_keeps_the_licence_header() -> None:
+    a = run("def helper(x):\n    return -x\n", LICENSED)
+    assert not a.whole_file and targets(a) == [("modify", "helper")]
+
+
+def test_the_file_given_with_its_header_is_the_whole_file() -> None:
+    a = run(LICENSED.decode().replace("return x", "return -x"), LICENSED)
+    assert a.whole_file

@@ -306,13 +306,16 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
         return result
     existing = {s.name for s in file.symbols}
     # Every entity given is the whole file only when the block also carries what lies
-    # between them: a namespace or class given alone, with the file's imports left out,
-    # is a change of that entity, not a file without imports.
+    # between them: a namespace or class given alone, with the file's imports or licence
+    # header left out, is a change of that entity, not a file without them.
     result.whole_file = (
         bool(existing)
         and existing <= set(given)
         and not thin
-        and (bool(_outside_lines(parsed.text, items)) or not _outside_lines(original, file.symbols))
+        and (
+            bool(_outside_lines(parsed.text, items, comments=True))
+            or not _outside_lines(original, file.symbols, comments=True)
+        )
     )
     if result.whole_file:
         spans = [file.by_name[n] for n in given]
@@ -328,9 +331,12 @@ _CLOSER_LINES = frozenset({"}", "};", "end", ")", "});", "})", "]"})
 _COMMENT_LEADS = ("#", "//", "/*", "*", "--", "<!--")
 
 
-def _outside_lines(text: bytes, symbols: Sequence[Symbol]) -> list[bytes]:
+def _outside_lines(
+    text: bytes, symbols: Sequence[Symbol], *, comments: bool = False
+) -> list[bytes]:
     """The lines of `text` that carry code outside every one of `symbols` (an import, a
-    package line), not blank, a comment or a closer."""
+    package line), not blank or a closer; comments too when `comments` (a licence header
+    is part of a file)."""
     spans = sorted((s.start, s.end) for s in symbols)
     out: list[bytes] = []
     offset = 0
@@ -340,7 +346,7 @@ def _outside_lines(text: bytes, symbols: Sequence[Symbol]) -> list[bytes]:
         if not stripped or any(a < start + len(line) and start < b for a, b in spans):
             continue
         word = stripped.decode("utf-8", "replace")
-        if word in _CLOSER_LINES or word.startswith(_COMMENT_LEADS):
+        if word in _CLOSER_LINES or (word.startswith(_COMMENT_LEADS) and not comments):
             continue
         out.append(stripped)
     return out

@@ -9,6 +9,7 @@ saw the current text of every entity it modifies (`--accept` may then promote it
 from __future__ import annotations
 
 from tinymem.edits.elisions import find_elisions
+from tinymem.edits.filekinds import write_problem
 from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.symbols import analyze
@@ -31,6 +32,9 @@ def structure_gate(
         return f"{p.confidence}: {p.reason}"
     if problem is not None:
         return f"does not parse: {problem}"
+    kind_problem = write_problem(p.path or "?", before, block)
+    if kind_problem is not None:
+        return kind_problem
     known = None if before is None else before.decode("utf-8", "replace")
     if p.kind in ("whole-file", "new-file"):
         if p.elisions:

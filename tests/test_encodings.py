@@ -1,0 +1,98 @@
+"""Encodings and file kinds: bytes that are neither in the reply nor in the file are never
+written; line endings stay as the work tree has them; binary files get no text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import git, tm, tm_ask
+from tests.modelserver import ModelServer
+
+LATIN1 = b'# caf\xe9 au lait\n\n\ndef fetch_user(uid):\n    return {"id": uid}\n'
+
+
+def _init(repo: Path, files: dict[str, bytes], *config: tuple[str, str]) -> None:
+    for key, value in config:
+        git(repo, "config", key, value)
+    for path, data in files.items():
+        (repo / path).write_bytes(data)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+
+
+def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
+    server.add(reply)
+    proc = tm_ask(repo, server, "change fetch_user", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (prop,) = json.loads(proc.stdout)["proposals"]
+    assert isinstance(prop, dict)
+    return prop
+
+
+def test_replacement_characters_never_overwrite_latin1_bytes(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
+    # The model was shown U+FFFD for the byte it could not decode, and copies it back.
+    prop = _ask(repo, server, "```text path=notes.txt\ncaf\ufffd\nsecond line, longer\n```\n")
+    assert "not UTF-8" in str(prop["blocked"])
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 5 and "not UTF-8" in proc.stderr
+    assert (repo / "notes.txt").read_bytes() == b"caf\xe9\nsecond line\n"
+
+
+def test_a_whole_latin1_file_is_taken_only_by_its_complete_symbols(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo, {"app.py": LATIN1})
+    whole = LATIN1.decode("utf-8", "replace").replace('{"id": uid}', '{"id": uid, "v": 2}')
+    prop = _ask(repo, server, f"```python path=app.py\n{whole}```\n")
+    assert "not UTF-8" in str(prop["blocked"])
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 0, proc.stderr
+    assert "only its complete symbols were spliced" in proc.stdout
+    assert (repo / "app.py").read_bytes() == LATIN1.replace(b'{"id": uid}', b'{"id": uid, "v": 2}')
+
+
+def test_a_symbol_of_a_latin1_file_is_spliced_into_its_own_bytes(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo, {"app.py": LATIN1})
+    new = 'def fetch_user(uid):\n    return {"id": uid, "v": 2}\n'
+    prop = _ask(repo, server, f"```python path=app.py\n{new}```\n")
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "app.py").read_bytes() == LATIN1.replace(b'{"id": uid}', b'{"id": uid, "v": 2}')
+
+
+def test_diff_shows_undecodable_bytes(repo: Path, server: ModelServer) -> None:
+    _init(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
+    prop = _ask(repo, server, "```text path=notes.txt\ncafe\nsecond line\n```\n")
+    diff = tm(repo, "diff", str(prop["id"]))
+    assert diff.returncode == 0, diff.stderr
+    assert "-caf\\xe9" in diff.stdout and "+cafe" in diff.stdout
+
+
+def test_crlf_work_tree_keeps_its_line_endings(repo: Path, server: ModelServer) -> None:
+    crlf = b'def fetch_user(uid):\r\n    return {"id": uid}\r\n\r\n\r\n'
+    crlf += b"def other():\r\n    return 1\r\n"
+    _init(repo, {"app.py": crlf}, ("core.autocrlf", "true"))
+    assert (repo / "app.py").read_bytes() == crlf
+    new = 'def fetch_user(uid):\n    return {"id": uid, "v": 2}\n'
+    prop = _ask(repo, server, f"```python path=app.py\n{new}```\n")
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "app.py").read_bytes() == crlf.replace(b'{"id": uid}', b'{"id": uid, "v": 2}')
+    assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_binary_files_get_no_text(repo: Path, server: ModelServer) -> None:
+    data = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+    _init(repo, {"logo.dat": data})
+    prop = _ask(repo, server, "```text path=logo.dat\nhello\n```\n")
+    assert "binary" in str(prop["blocked"])
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 5 and "binary" in proc.stderr
+    assert (repo / "logo.dat").read_bytes() == data

@@ -1,0 +1,39 @@
+"""Files a model's text must not be written into as it stands.
+
+- A binary file (git's rule: a NUL byte in its first 8000 bytes): the model saw no text there.
+- A file that is not UTF-8 (latin-1, a stray byte): the model was shown its undecodable bytes
+  as U+FFFD and copies them back as U+FFFD. Writing that would replace bytes the model never
+  saw with bytes that are in neither the file nor what it was shown, silently, on lines no
+  one asked to change. Text without new U+FFFD is fine: spliced into the file's own bytes, the
+  untouched lines keep theirs.
+"""
+
+from __future__ import annotations
+
+from tinymem.worktree import classify
+
+__all__ = ["write_problem"]
+
+_REPLACEMENT = "\ufffd".encode()
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def write_problem(path: str, before: bytes | None, after: bytes) -> str | None:
+    """Why `after` must not replace `before` (the file's text; None: a new file), or None."""
+    if before is None:
+        return None
+    if classify(before) == "binary":
+        return f"{path} is a binary file; tm writes text proposals into text files only"
+    if not _is_utf8(before) and after.count(_REPLACEMENT) > before.count(_REPLACEMENT):
+        return (
+            f"{path} is not UTF-8 and the reply holds U+FFFD where the file has bytes the"
+            " model was shown replaced; tm will not write them (edit those lines by hand)"
+        )
+    return None
