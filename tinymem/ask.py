@@ -34,6 +34,7 @@ from tinymem.llm import CallResult, OnText, call
 from tinymem.notices import emit
 from tinymem.proposalrecords import store
 from tinymem.records import State, entity_key
+from tinymem.redact import redact, redact_url
 from tinymem.repository import CACHE_DIRNAME, UNRECORDED, Repo
 from tinymem.statemap import PROPOSALS, StateView
 
@@ -147,7 +148,7 @@ def _record(
     episode = Episode(kind="ask", summary=" ".join(opts.prompt.split())[:120])
     details: dict[str, Any] = {
         "model": prep.model,
-        "api_base": prep.api_base,
+        "api_base": redact_url(prep.api_base),
         "budget": hyd.budget,
         "prompt_tokens_estimate": hyd.tokens,
         "hydrated": hyd.hydrated,
@@ -161,7 +162,7 @@ def _record(
     edits: dict[str, tuple[int, str] | None] = {}
     if result.error is not None:
         episode.outcome = "failed"
-        details["error"] = str(result.error)
+        details["error"] = redact(str(result.error), prep.api_base)
         details["exit_code"] = result.error.exit_code
     elif result.call is not None:
         c = result.call

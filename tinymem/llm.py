@@ -19,6 +19,7 @@ from tinymem.errors import (
     ModelTimeoutError,
     ModelUnreachableError,
 )
+from tinymem.redact import redact, redact_url
 
 OnText = Callable[[str], None]
 
@@ -47,7 +48,7 @@ def _import_litellm() -> Any:
 
 def endpoint_name(model: str, api_base: str | None) -> str:
     if api_base:
-        return api_base
+        return redact_url(api_base) or api_base
     if model.startswith(("ollama/", "ollama_chat/")):
         return "http://localhost:11434 (Ollama's default)"
     return f"the default endpoint of {model.split('/', 1)[0]}"
@@ -56,7 +57,7 @@ def endpoint_name(model: str, api_base: str | None) -> str:
 def _translate(exc: Exception, model: str, api_base: str | None, timeout: float) -> ModelError:
     where = endpoint_name(model, api_base)
     name = type(exc).__name__
-    text = " ".join(str(exc).split())[:200]
+    text = redact(" ".join(str(exc).split()), api_base)[:200]
     if name in ("Timeout", "APITimeoutError") or "timed out" in text.lower():
         return ModelTimeoutError(
             f"the model {model} at {where} did not answer within {timeout:g} s;"

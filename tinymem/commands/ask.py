@@ -43,6 +43,7 @@ def ask_cmd(
     Precedence of settings: flags > TM_* environment > git config tinymem.* > defaults.
     """
     from tinymem.ask import AskOptions, ask, prepare
+    from tinymem.redact import redact_url
     from tinymem.repository import open_repo
 
     repo = open_repo()
@@ -59,7 +60,7 @@ def ask_cmd(
             emit_json(
                 {
                     "model": prep.model,
-                    "api_base": prep.api_base,
+                    "api_base": redact_url(prep.api_base),
                     "tokens": prep.hydration.tokens,
                     "budget": prep.hydration.budget,
                     "messages": prep.hydration.messages,

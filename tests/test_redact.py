@@ -1,0 +1,51 @@
+"""Credentials in the endpoint URL and the API key in use never reach the ledger or stderr,
+even when the endpoint echoes them in an error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import PY_APP, git, tm, write
+from tests.modelserver import ModelServer, ScriptedReply
+from tinymem.redact import redact, redact_url
+
+KEY = "sk-live-0123456789abcdef"
+
+
+def test_urls_lose_their_credentials() -> None:
+    assert redact_url("https://user:sekret@host:8080/v1?x=1") == "https://***@host:8080/v1?x=1"
+    assert redact_url("http://127.0.0.1:11434") == "http://127.0.0.1:11434"
+    assert redact_url(None) is None
+    url = "https://bob:pa55word@api.example.com/v1"
+    said = redact(f"failed at {url} with pa55word", url)
+    assert "pa55word" not in said and "bob" not in said
+
+
+def test_the_ledger_and_stderr_hold_no_credential(repo: Path, server: ModelServer) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    # The endpoint echoes the key it was sent, as some proxies do.
+    server.add(ScriptedReply(failure="server_error", status_message=f"bad key {KEY} for user"))
+    base = server.openai_base.replace("http://", "http://alice:hunter22@")
+    proc = tm(
+        repo,
+        "ask",
+        "change fetch_user",
+        "-m",
+        "openai/test",
+        "--api-base",
+        base,
+        env={"OPENAI_API_KEY": KEY},
+    )
+    assert proc.returncode != 0
+    assert KEY not in proc.stderr and "hunter22" not in proc.stderr
+    everything = git(repo, "log", "-p", "--all", "--format=%B", "refs/tinymem/state")
+    for name in ("episode/episode.json", "episode/messages.json"):
+        everything += git(repo, "show", f"refs/tinymem/state:{name}", check=False)
+    assert KEY not in everything and "hunter22" not in everything
+    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    assert episode["details"]["api_base"].startswith("http://***@127.0.0.1")
+    assert "***" in episode["details"]["error"]
