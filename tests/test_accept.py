@@ -197,3 +197,23 @@ def test_new_file_never_overwrites_a_file_made_since(repo: Path, server: ModelSe
     proc = tm(repo, "accept", pid, "--overwrite-stale", "util.py")
     assert proc.returncode == 0, proc.stderr
     assert (repo / "util.py").read_text() == "def util():\n    return 1\n"
+
+
+def test_exit_5_says_what_was_promoted_and_what_was_not(repo: Path, server: ModelServer) -> None:
+    write(repo, "app.py", PY_APP)
+    write(repo, "other.py", "def other():\n    return 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    reply = (
+        f"```python path=app.py\n{NEW_FETCH}\n```\n"
+        "```python path=other.py\ndef other():\n    return 2\n```\n"
+    )
+    _ask(repo, server, reply)
+    write(repo, "other.py", "def other():\n    return 'mine'\n")  # blocks that one (ETV)
+    proc = tm(repo, "accept", "--all")
+    assert proc.returncode == 5
+    assert "1 proposal(s) blocked; they stay pending, their files untouched" in proc.stderr
+    assert "1 other(s) promoted" in proc.stderr
+    assert "retries=3" in (repo / "app.py").read_text()
+    assert (repo / "other.py").read_text() == "def other():\n    return 'mine'\n"

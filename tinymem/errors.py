@@ -41,7 +41,7 @@ class ConcurrencyError(TinymemError):
 
 
 class GateBlockedError(TinymemError):
-    """A promotion gate refused; nothing was written."""
+    """A promotion gate refused a proposal; files of the proposals that passed were written."""
 
     exit_code = 5
 
@@ -98,7 +98,11 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (2, "usage error: bad option, unknown id or entity"),
     (3, "not a git work tree, a bare repository, or tm not initialized here"),
     (4, "another tm process kept updating the state; try again"),
-    (5, "a promotion gate blocked; nothing was written"),
+    (
+        5,
+        "a promotion gate blocked a proposal: it stays pending, its files untouched;"
+        " the proposals that passed were promoted",
+    ),
     (6, "the model endpoint is unreachable"),
     (7, "the model is unknown to the endpoint"),
     (8, "the model call timed out"),

@@ -104,7 +104,9 @@ def accept_cmd(
     """Promote proposals: run the gates again now, then write every file or none.
 
     Exit 0 when everything asked for was promoted; exit 5 when a gate blocked any proposal
-    (one line each says which gate and what to do). Blocked proposals stay pending.
+    (one line each says which gate and what to do). Blocked proposals stay pending and their
+    files are untouched; the proposals that passed are promoted and written all the same (a
+    file is written only when every proposal for it passes).
     """
     from tinymem.accept import accept
     from tinymem.repository import open_repo
@@ -139,7 +141,11 @@ def accept_cmd(
             g = c.blocked
             assert g is not None
             print(f"blocked {c.proposal.id} by gate {g.gate}: {g.detail}", file=sys.stderr)
-        raise GateBlockedError(f"{len(blocked)} proposal(s) blocked; they stay pending")
+        promoted = sum(1 for c in result.plan.checks if c.ok)
+        raise GateBlockedError(
+            f"{len(blocked)} proposal(s) blocked; they stay pending, their files untouched"
+            + (f"; {promoted} other(s) promoted" if promoted else "; nothing was written")
+        )
 
 
 def reject_cmd(
