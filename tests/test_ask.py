@@ -231,3 +231,13 @@ def test_a_method_inside_a_hydrated_class_counts_as_hydrated() -> None:
     assert not _was_hydrated("app.py", "fetch_user", "ccc", hydrated)
     assert _was_hydrated("app.py", "fetch_user", "ccc", {"app.py::fetch_user": "ccc"})
     assert not _was_hydrated("app.py", "fetch_user", "ccc", {"app.py::fetch_user": "old"})
+
+
+def test_a_reply_limit_above_the_ceiling_is_refused_before_the_call(
+    repo: Path, server: ModelServer
+) -> None:
+    _setup(repo)
+    proc = tm_ask(repo, server, "x", env={"TM_MAX_REPLY": "50000000"})
+    assert proc.returncode == 2
+    assert "ceiling" in proc.stderr and "Traceback" not in proc.stderr
+    assert server.requests == []  # refused before anything was sent

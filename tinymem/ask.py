@@ -15,7 +15,7 @@ from typing import Any
 from tinymem import config as cfg
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
-from tinymem.errors import ModelError, TinymemError
+from tinymem.errors import ModelError, TinymemError, UsageError
 from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import MODE_TREE, ObjectWriter
 from tinymem.hydration.hydrate import Hydration, hydrate
@@ -84,8 +84,23 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         api_base=values["apiBase"].value,
         context=context,
         timeout=float(cfg.as_int(values, "timeout") or 120),
-        max_reply=cfg.as_int(values, "maxReply") or 200_000,
+        max_reply=_max_reply(values),
     )
+
+
+# Memory grows with the reply in litellm's stream handling and in reading the reply (a 3.7 MB
+# reply: 0.85 GB peak RSS, see docs/architecture.md); no small model writes more than this.
+MAX_REPLY_CEILING = 1_000_000
+
+
+def _max_reply(values: dict[str, cfg.Value]) -> int:
+    wanted = cfg.as_int(values, "maxReply") or 200_000
+    if wanted > MAX_REPLY_CEILING:
+        raise UsageError(
+            f"maxReply {wanted} is above tm's ceiling of {MAX_REPLY_CEILING} characters"
+            " (memory grows with the reply); set a smaller TM_MAX_REPLY / tinymem.maxReply"
+        )
+    return wanted
 
 
 def ask(repo: Repo, opts: AskOptions, on_text: OnText | None = None) -> AskResult:
