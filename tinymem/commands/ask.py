@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from tinymem.commands.output import emit_json, err, escape, out
+from tinymem.commands.output import emit_json, err, escape, out, stdout_styled, write_table
 
 
 def register(app: typer.Typer) -> None:
@@ -151,22 +151,25 @@ def ask_cmd(
     if not proposals:
         con.print(f"No proposals in the reply (episode {ep_id}).")
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False, title=f"Proposals (episode {ep_id})")
-    for col in ("id", "file", "entities", "kind", "confidence", "gates"):
-        table.add_column(col)
-    for p in proposals:
-        ents = ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-"
-        table.add_row(
-            p.id,
-            escape(p.path or "?"),
-            escape(ents),
-            p.kind,
-            p.confidence,
-            escape(p.blocked or "pass"),
-        )
-    con.print(table)
+    title = f"Proposals (episode {ep_id})"
+    if not stdout_styled():
+        con.print(title)
+    write_table(
+        ["id", "file", "entities", "kind", "confidence", "gates"],
+        [
+            [
+                p.id,
+                p.path or "?",
+                ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-",
+                p.kind,
+                p.confidence,
+                p.blocked or "pass",
+            ]
+            for p in proposals
+        ],
+        title=title,
+        key=2,
+    )
     if accepted is not None:
         for c in accepted.plan.checks:
             g = c.blocked

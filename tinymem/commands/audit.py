@@ -80,7 +80,7 @@ def _log_line(e: dict[str, Any], styled: bool) -> str:
     summary = e["summary"]
     if e["kind"] == "accept" and e["prompt_summary"]:
         summary += f' ("{e["prompt_summary"]}")'
-    if len(summary) > 72:
+    if styled and len(summary) > 72:  # piped: complete, as git prints it
         summary = summary[:71] + "…"
     counts = []
     if e["entities_changed"]:
@@ -95,7 +95,7 @@ def _log_line(e: dict[str, Any], styled: bool) -> str:
         outcome = mark("red", e["outcome"]) + plain(f" ({first['proposal']} {first['reason']})")
     elif e["kind"] == "accept" and e["outcome"] == "ok":
         outcome = mark("green", "promoted")
-    author = e["author"] if len(e["author"]) <= 24 else e["author"][:23] + "…"
+    author = e["author"] if len(e["author"]) <= 24 or not styled else e["author"][:23] + "…"
     return (
         f"{mark('yellow', short(e['commit']))}  {mark('dim', _when(e['time']))}  {e['kind']:<7} "
         f"{plain(author):<24}  {plain(summary)}"
@@ -298,7 +298,7 @@ def blame_cmd(
             who = f"{stale}        {'(not adopted)':<20} {'':<10}"
         else:
             author = ln.by.origin.author
-            author = author if len(author) <= 20 else author[:19] + "…"
+            author = author if len(author) <= 20 or not styled else author[:19] + "…"
             commit = f"[yellow]{short(ln.by.commit)}[/]" if styled else short(ln.by.commit)
             who = f"{commit} {escape(author) if styled else author:<20} {ln.by.time[:10]}"
         rows.append(f"{who} {ln.line:>{width}}) {text}")

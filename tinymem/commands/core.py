@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tinymem.commands.output import emit_json, err, escape, out, short, stdout_styled, write_rows
+from tinymem.commands.output import (
+    emit_json,
+    err,
+    escape,
+    out,
+    short,
+    stdout_styled,
+    write_rows,
+    write_table,
+)
 from tinymem.errors import EXIT_CHECK_FAILED
 
 if TYPE_CHECKING:
@@ -259,23 +268,22 @@ def state_cmd(
     if not rows:
         out().print("No entities.")
         return
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
-    for col in ("entity", "kind", "state", "confidence", "source", "artifact", "changed", ""):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(
-            escape(r["entity"]),
-            r["kind"],
-            r["state"],
-            r["confidence"],
-            r["source"],
-            short(r["artifact"]),
-            r["time"][:16].replace("T", " "),
-            "[bold red]STALE[/]" if r["stale"] else "",
-        )
-    out().print(table)
+    write_table(
+        ["entity", "kind", "state", "confidence", "source", "artifact", "changed", ""],
+        [
+            [
+                r["entity"],
+                r["kind"],
+                r["state"],
+                r["confidence"],
+                r["source"],
+                short(r["artifact"]),
+                r["time"][:16].replace("T", " "),
+                ("STALE", "bold red") if r["stale"] else "",
+            ]
+            for r in rows
+        ],
+    )
 
 
 def rebuild_cmd(

@@ -67,6 +67,41 @@ def write_rows(rows: list[str], styled: bool) -> None:
         sys.stdout.flush()
 
 
+Cell = str | tuple[str, str]  # text, or (text, rich style)
+
+
+def write_table(
+    columns: list[str], rows: list[list[Cell]], *, title: str | None = None, key: int = 0
+) -> None:
+    """Records to stdout. On a terminal, a rich table that may shorten cells to fit, but folds
+    column `key` (an entity key: its end, the symbol, matters most) rather than cut it.
+    Piped or redirected, like git: one record per line, tab-separated, complete, no header,
+    no colour, so `cut -f1` and `grep` see every name whole."""
+
+    def text(cell: Cell) -> str:
+        return cell if isinstance(cell, str) else cell[0]
+
+    if not stdout_styled():
+        write_rows(["\t".join(text(c) for c in row) for row in rows], False)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, title=title)
+    for i, name in enumerate(columns):
+        if i == key:
+            table.add_column(name, overflow="fold", ratio=3)
+        else:
+            table.add_column(name, overflow="ellipsis")
+    for row in rows:
+        table.add_row(
+            *(
+                escape(c) if isinstance(c, str) else f"[{c[1]}]{escape(c[0])}[/]" if c[1] else ""
+                for c in row
+            )
+        )
+    out().print(table)
+
+
 def emit_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
