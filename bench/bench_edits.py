@@ -10,7 +10,7 @@ Two sources, both against files of public projects no one here wrote
    through the real pipeline (proposals built on a real State Map, then the accept plan):
    "applied" (every expected effect, nothing else), "blocked" (nothing would be written) or
    "wrong"; a case whose expectation is a block counts as "blocked as expected";
-2. generated edits (the generator of tests/edits/test_real_properties.py): for N members of
+2. generated edits (tests/edits/generated.py, as the property test): for N members of
    every corpus file drawn with a fixed seed, a comment line put in the member's body, sent
    in six shapes — the member at its class's indentation, dedented, re-indented with another
    unit, inside tm's own excerpt, as a unified diff, as a SEARCH/REPLACE block: "applied"
@@ -36,17 +36,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.edits import test_real_properties as gen  # noqa: E402
-from tests.edits.realcorpus import CODE, judge, load_cases, make_repo, repos_for  # noqa: E402
-from tinymem.accept import plan  # noqa: E402
-from tinymem.edits.proposals import build  # noqa: E402
-from tinymem.edits.reply import parse_reply  # noqa: E402
-from tinymem.etv import verify  # noqa: E402
-from tinymem.gitobjects import ObjectWriter  # noqa: E402
-from tinymem.ledger import current  # noqa: E402
-from tinymem.records import entity_key  # noqa: E402
-from tinymem.repository import open_repo  # noqa: E402
-from tinymem.symbols import Symbol, analyze, extract, language_for_path  # noqa: E402
+from tests.edits import generated as gen  # noqa: E402
+from tests.edits.generated import outcome as judge_generated  # noqa: E402
+from tests.edits.realcorpus import judge, load_cases, make_repo, repos_for  # noqa: E402
+from tinymem.symbols import language_for_path  # noqa: E402
 
 Table = dict[tuple[str, str], collections.Counter[str]]
 
@@ -68,64 +61,23 @@ def corpus(base: Path) -> tuple[Table, list[str]]:
     return table, wrong
 
 
-def _generated(repo: Path, file: str, sym: Symbol, shape: str) -> str:
-    old = (CODE / file).read_bytes()
-    new = gen._changed(file, old, sym)
-    if new is None:
-        return "skip"
-    new_sym = {s.name: s for s in extract(file, new).symbols}[sym.name]
-    reply = gen._reply(shape, file, old, new, sym, new_sym)
-    handle = open_repo(str(repo))
-    view = current(handle)
-    meta = view.meta(file)
-    assert meta is not None
-    shown = {entity_key(file, sym.name): meta.entities[sym.name].artifact}
-    writer = ObjectWriter(handle.git)
-    outcome = build(
-        view, writer, handle.workdir, parse_reply(reply), verify(handle, view), shown, "b"
-    )
-    writer.flush()
-    proposals = [p for p in outcome.proposals if p.path == file]
-    if not proposals:
-        return "blocked"
-    result = plan(handle, view, proposals)
-    after = result.files[file].after if file in result.files else old
-    if not all(c.ok for c in result.checks):
-        return "blocked" if after == old or not any(c.ok for c in result.checks) else "wrong"
-    if after is None:
-        return "wrong"
-    if shape in ("indented", "excerpt", "udiff", "search-replace"):
-        return "applied" if after == new else "wrong"
-    before_syms = {s.name: old[s.start : s.end] for s in extract(file, old).symbols}
-    after_syms = {s.name: after[s.start : s.end] for s in extract(file, after).symbols}
-    if set(after_syms) != set(before_syms):
-        return "wrong"
-    for name, text in before_syms.items():
-        inside = name == sym.name or name.startswith(sym.name + ".")
-        if not inside and not sym.name.startswith(name + ".") and after_syms[name] != text:
-            return "wrong"
-    if gen._normal(after_syms[sym.name]) != gen._normal(new[new_sym.start : new_sym.end]):
-        return "wrong"
-    return "applied" if analyze(language_for_path(file) or "", after).clean else "wrong"
-
-
 def generated(base: Path, members: int, seed: int) -> tuple[Table, list[str]]:
     table: Table = collections.defaultdict(collections.Counter)
     wrong: list[str] = []
     repo = make_repo(base / "generated", gen.FILES, keep_project=True)
     rng = random.Random(seed)
     for file in gen.FILES:
-        pool = gen._members(file)
+        pool = gen.members(file)
         chosen = rng.sample(pool, min(members, len(pool)))
         language = language_for_path(file) or "other"
         for sym in chosen:
             for shape in gen.SHAPES:
-                outcome = _generated(repo, file, sym, shape)
+                outcome, detail = judge_generated(repo, file, sym, shape)
                 if outcome == "skip":
                     continue
                 table[(shape, language)][outcome] += 1
                 if outcome == "wrong":
-                    wrong.append(f"{file} {sym.name} {shape}")
+                    wrong.append(f"{file} {sym.name} {shape}: {detail}")
     return table, wrong
 
 
