@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from tinymem.errors import ConcurrencyError
+from tinymem.flock import held
 from tinymem.records import STATE_REF
 from tinymem.repository import CACHE_DIRNAME, Repo
 
@@ -45,32 +45,12 @@ def _flock_path(repo: Repo) -> str:
 @contextlib.contextmanager
 def updating(repo: Repo, *, wait: bool = True) -> Iterator[bool]:
     """Held around a ref update; yields False when another tm holds it (`wait` False)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield True
-        return
-    fd = os.open(_flock_path(repo), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        # Polled, not blocking: a tm stopped with Ctrl-Z must not hang every other one.
-        deadline = time.monotonic() + (WAIT if wait else 0.0)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    if wait:
-                        raise ConcurrencyError(
-                            f"another tm process has been writing the ledger for {WAIT:.0f} s"
-                            " (stopped with Ctrl-Z?); try again when it is done"
-                        ) from None
-                    yield False
-                    return
-                time.sleep(0.01)
-        yield True
-    finally:
-        os.close(fd)
+    busy = (
+        f"another tm process has been writing the ledger for {WAIT:.0f} s (stopped with"
+        " Ctrl-Z?); try again when it is done"
+    )
+    with held(_flock_path(repo), wait=WAIT if wait else 0.0, busy=busy) as mine:
+        yield mine
 
 
 def writer_alive(repo: Repo) -> bool:

@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
+from tinymem import flock
 from tinymem.errors import CorruptStateError
 from tinymem.ledger import now_iso
 from tinymem.repository import CACHE_DIRNAME, INTENT_FILE, Repo
@@ -24,6 +25,7 @@ from tinymem.repository import CACHE_DIRNAME, INTENT_FILE, Repo
 __all__ = ["IntendedFile", "Intent", "clear", "held", "intent_path", "read", "write"]
 
 LOCK = "accept.lock"
+WAIT = 30.0  # seconds an accept waits for another one to finish its writes
 
 
 @dataclass
@@ -84,23 +86,15 @@ def clear(repo: Repo) -> None:
 @contextlib.contextmanager
 def held(repo: Repo, *, wait: bool) -> Iterator[bool]:
     """Hold the accept lock; yields False when another live process holds it (`wait`
-    False). Where flock does not exist, yields True: one tm at a time is then the user's
-    to keep."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield True
-        return
-    fd = os.open(os.path.join(repo.cache_dir, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # closing releases the lock
+    False)."""
+    busy = (
+        f"another tm accept has been writing files for {WAIT:.0f} s (stopped with Ctrl-Z?);"
+        " try again when it is done"
+    )
+    with flock.held(
+        os.path.join(repo.cache_dir, LOCK), wait=WAIT if wait else 0.0, busy=busy
+    ) as mine:
+        yield mine
 
 
 def _fsync_dir(directory: str) -> None:
