@@ -40,8 +40,15 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    no_pager: bool = typer.Option(
+        False,
+        "--no-pager",
+        help="Do not page long output (log, show, blame, state, diff) on a terminal.",
+    ),
 ) -> None:
-    pass
+    from tinymem.commands import output
+
+    output.no_pager = no_pager
 
 
 def _register() -> None:

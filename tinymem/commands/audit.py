@@ -12,7 +12,15 @@ from typing import Any
 
 import typer
 
-from tinymem.commands.output import emit_json, escape, out, short, stdout_styled, write_rows
+from tinymem.commands.output import (
+    emit_json,
+    escape,
+    out,
+    page,
+    short,
+    stdout_styled,
+    write_rows,
+)
 from tinymem.errors import EXIT_CHECK_FAILED
 
 # An init episode of a big repository records every file: the text view shows the first few.
@@ -66,6 +74,7 @@ def log_cmd(
     if as_json:
         emit_json(entries)
         return
+    page()
     styled = stdout_styled()
     write_rows([_log_line(e, styled) for e in entries], styled)
 
@@ -146,6 +155,7 @@ def show_cmd(
     if as_json:
         emit_json(doc)
         return
+    page()
     _render_show(doc)
 
 
@@ -286,6 +296,7 @@ def blame_cmd(
     if as_json:
         emit_json(result.to_json())
         return
+    page()
     width = len(str(result.lines[-1].line)) if result.lines else 1
     # Built as plain text and styled only on a terminal: rich's markup parsing would cost more
     # than the blame itself on a big file piped to a pager or grep.

@@ -13,6 +13,7 @@ from tinymem.commands.output import (
     err,
     escape,
     out,
+    page,
     short,
     stdout_styled,
     write_rows,
@@ -265,6 +266,7 @@ def state_cmd(
     if as_json:
         emit_json({"entities": rows})
         return
+    page()
     if not rows:
         out().print("No entities.")
         return

@@ -6,6 +6,7 @@ rich is imported on first use, not at start-up: every `tm` run pays for its impo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
 
 _out: Console | None = None
 _err: Console | None = None
+_paging = False  # stdout goes to a pager that shows a terminal: styled as for one
+no_pager = False  # `tm --no-pager`
 
 
 def out() -> Console:
@@ -47,6 +50,8 @@ def stdout_styled() -> bool:
     """Whether text for stdout gets rich's styling (rich's own test), answered without
     importing rich when stdout is plainly not a terminal and nothing forces colour: the
     common case of scripts, hooks and pipes, where rich would cost more than the command."""
+    if _paging:
+        return True
     if sys.stdout is None:
         return False
     if "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
@@ -100,6 +105,60 @@ def write_table(
             )
         )
     out().print(table)
+
+
+def _pager_command() -> str | None:
+    """git's choice: GIT_PAGER, core.pager, PAGER, else less. None: do not page."""
+    command = os.environ.get("GIT_PAGER")
+    if command is None:
+        import subprocess
+
+        found = subprocess.run(
+            ["git", "config", "--get", "core.pager"], capture_output=True, text=True, check=False
+        )
+        command = found.stdout.strip() if found.returncode == 0 else None
+    if command is None:
+        command = os.environ.get("PAGER", "less")
+    return None if command.strip() in ("", "cat") else command
+
+
+def page() -> None:
+    """Send the rest of stdout through the pager, as git does for long output: only when
+    stdout is a terminal (never for pipes, scripts or --json) and not `tm --no-pager`. The
+    pager gets LESS=FRX unless LESS is set: it exits at once when the text fits a screen."""
+    global _out, _paging
+    if no_pager or sys.stdout is None or not sys.stdout.isatty():
+        return
+    command = _pager_command()
+    if command is None:
+        return
+    import atexit
+    import shutil
+    import subprocess
+
+    from rich.console import Console
+
+    width = shutil.get_terminal_size().columns
+    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX"), "LV": os.environ.get("LV", "-c")}
+    try:
+        pager = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        return  # no pager to be had: print as usual
+    assert pager.stdin is not None
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(pager.stdin.fileno(), 1)
+    pager.stdin.close()
+    _out = Console(highlight=False, soft_wrap=True, force_terminal=True, width=width)
+    _paging = True
+
+    def finish() -> None:
+        with contextlib.suppress(BrokenPipeError, ValueError):  # the user quit early
+            sys.stdout.flush()
+        os.dup2(saved, 1)  # the pager sees end of input
+        pager.wait()
+
+    atexit.register(finish)
 
 
 def emit_json(doc: Any) -> None:

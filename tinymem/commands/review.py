@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from tinymem.commands.output import emit_json, escape, out
+from tinymem.commands.output import emit_json, escape, out, page
 from tinymem.errors import GateBlockedError
 
 
@@ -65,6 +65,7 @@ def diff_cmd(
     if as_json:
         emit_json({"proposals": docs})
         return
+    page()
     if not docs:
         out().print("No pending proposals.")
         return

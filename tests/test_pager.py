@@ -1,0 +1,76 @@
+"""On a terminal, long read commands page like git (GIT_PAGER, core.pager, PAGER, --no-pager);
+piped, they never do."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY_APP, git, tm, write
+
+
+def _init(repo: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+
+
+def _on_a_terminal(repo: Path, *argv: str, env: dict[str, str]) -> str:
+    """Run tm with stdout on a pseudo-terminal; what reached the terminal."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tinymem", *argv],
+        cwd=repo,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**{k: v for k, v in os.environ.items() if k not in ("GIT_PAGER", "PAGER")}, **env},
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=60)
+    os.close(leader)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    return seen.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("command", [("log",), ("state",), ("show", "HEAD"), ("diff",)])
+def test_read_commands_page_on_a_terminal(
+    repo: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    _init(repo)
+    if command[0] == "show":
+        command = ("show", git(repo, "rev-parse", "refs/tinymem/state").strip())
+    paged = tmp_path / "paged.txt"
+    pager = f"cat > {paged}"
+    _on_a_terminal(repo, *command, env={"GIT_PAGER": pager})
+    assert paged.exists()
+    git(repo, "config", "core.pager", pager)
+    paged.unlink()
+    _on_a_terminal(repo, "--no-pager", *command, env={})
+    assert not paged.exists()
+
+
+def test_core_pager_and_pipes(repo: Path, tmp_path: Path) -> None:
+    _init(repo)
+    paged = tmp_path / "paged.txt"
+    git(repo, "config", "core.pager", f"cat > {paged}")
+    _on_a_terminal(repo, "log", env={})
+    assert "tm init" in paged.read_text() or "init" in paged.read_text()
+    paged.unlink()
+    proc = tm(repo, "log")  # piped: never paged
+    assert proc.returncode == 0 and "init" in proc.stdout
+    assert not paged.exists()
