@@ -166,6 +166,51 @@ def test_pre_commit_framework_runs_the_check(repo: Path) -> None:
     assert "superseded" in proc.stdout + proc.stderr
 
 
+def test_pre_commit_framework_installs_tinymem_itself(repo: Path, tmp_path: Path) -> None:
+    """`.pre-commit-hooks.yaml` as users take it (`repo:` this project at a commit), from a
+    clean pre-commit cache, with neither the venv nor tm on PATH: the framework's own
+    environment installs tinymem, and the stale buffer is refused."""
+    tool = shutil.which("pre-commit")
+    assert tool is not None  # a test dependency
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if head.returncode != 0:
+        pytest.skip("the project is not a git checkout: pre-commit needs a commit to install")
+    write(repo, "app.py", PY_APP)
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        f"repos:\n  - repo: {ROOT}\n    rev: {head.stdout.strip()}\n"
+        "    hooks:\n      - id: tinymem-stale-overwrite\n",
+    )
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
+    subprocess.run([tool, "install"], cwd=repo, check=True, env=env, capture_output=True)
+    write(repo, "app.py", V2)
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    git(repo, "add", "app.py")
+    # Installs the hook's environment (pip, from the package index) on this first commit.
+    first = subprocess.run(
+        ["git", "commit", "-qm", "v2"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", "app.py")
+    proc = subprocess.run(  # pre-commit by its absolute path; git on PATH, tm not
+        [tool, "run", "--hook-stage", "pre-commit"],
+        cwd=repo,
+        env={**env, "PATH": BARE_PATH},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "superseded" in proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("how", [["-a"], ["--", "app.py"]])
 def test_commit_all_and_commit_paths_are_checked_too(hooked: Path, how: list[str]) -> None:
     """git hands hooks a temporary index for these (GIT_INDEX_FILE): it must be the one read."""
