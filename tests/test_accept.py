@@ -217,3 +217,18 @@ def test_exit_5_says_what_was_promoted_and_what_was_not(repo: Path, server: Mode
     assert "1 other(s) promoted" in proc.stderr
     assert "retries=3" in (repo / "app.py").read_text()
     assert (repo / "other.py").read_text() == "def other():\n    return 'mine'\n"
+
+
+def test_deleting_a_file_tm_reads_no_entities_in(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    write(repo, "big.js", "var a = [" + ",".join("1" for _ in range(600_000)) + "];\n")
+    git(repo, "add", "big.js")
+    git(repo, "commit", "-qm", "big")
+    assert tm(repo, "adopt", "big.js").returncode == 0
+    server.add("DELETE: big.js\n")
+    proc = tm_ask(repo, server, "drop big.js", "--json")
+    (prop,) = json.loads(proc.stdout)["proposals"]
+    assert prop["gates"]["A"] == "pass"  # as accept will judge it
+    proc = tm(repo, "accept", str(prop["id"]), "--allow-delete")
+    assert proc.returncode == 0, proc.stderr
+    assert not (repo / "big.js").exists()

@@ -189,7 +189,9 @@ def _deletion(ctx: _Context, path: str, symbol: str) -> Proposal:
     for name in names:
         rec = meta.entities.get(name) if meta else None
         ents.append(ProposedEntity(name, "delete", None, rec.artifact if rec else None))
-    gate_a = "pass" if ents and all(e.base for e in ents) else "nothing to delete"
+    # A whole file with nothing tm reads as entities (too large, binary) still goes whole.
+    whole_file = not symbol and meta is not None and not meta.deleted
+    gate_a = "pass" if whole_file or (ents and all(e.base for e in ents)) else "nothing to delete"
     p = Proposal(
         ctx.new_id(),
         ctx.episode_id,
