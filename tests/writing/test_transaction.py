@@ -65,32 +65,30 @@ def _no_temp_files(repo: Path) -> None:
     assert not leftovers.exists() or not list(leftovers.iterdir())
 
 
-# Die after the second file's rename, or right before the ledger commit.
-AFTER_SECOND_RENAME = """
-import tinymem.writing.transaction as t
-real = t.write_atomic
+def _after_second_call(module: str, name: str, then: str) -> str:
+    """A patch that runs `then` right after the second call of `module.name` returns."""
+    return f"""
+import {module} as m
+real = m.{name}
 calls = []
-def dying(*a, **k):
+def patched(*a, **k):
     real(*a, **k)
     calls.append(1)
     if len(calls) == 2:
-        os._exit(9)
-t.write_atomic = dying
+        {then}
+m.{name} = patched
 """
+
+
+# Die after the second file's rename, between a temporary file and its rename, or right
+# before the ledger commit.
+AFTER_SECOND_RENAME = _after_second_call(
+    "tinymem.writing.transaction", "write_atomic", "os._exit(9)"
+)
+BETWEEN_TEMP_AND_RENAME = _after_second_call("tinymem.writing.atomic", "_write_temp", "os._exit(9)")
 BEFORE_LEDGER_COMMIT = """
 import tinymem.accept as acc
 acc.commit_episode = lambda *a, **k: os._exit(9)
-"""
-BETWEEN_TEMP_AND_RENAME = """
-import tinymem.writing.atomic as at
-real = at._write_temp
-calls = []
-def dying(*a, **k):
-    real(*a, **k)
-    calls.append(1)
-    if len(calls) == 2:
-        os._exit(9)
-at._write_temp = dying
 """
 
 
@@ -137,20 +135,11 @@ def test_a_kill_after_the_ledger_commit_keeps_the_accept(repo: Path, server: Mod
 
 def test_ctrl_c_rolls_back_the_file_just_renamed(repo: Path, server: ModelServer) -> None:
     _three_file_proposal(repo, server)
-    proc = _accept_dying(
-        repo,
-        """
-        import tinymem.writing.transaction as t
-        real = t.write_atomic
-        calls = []
-        def interrupted(*a, **k):
-            real(*a, **k)
-            calls.append(1)
-            if len(calls) == 2:
-                raise KeyboardInterrupt  # right after the rename, before tm notes it
-        t.write_atomic = interrupted
-        """,
+    # Right after the rename, before tm notes it.
+    interrupted = _after_second_call(
+        "tinymem.writing.transaction", "write_atomic", "raise KeyboardInterrupt"
     )
+    proc = _accept_dying(repo, interrupted)
     assert proc.returncode == 130, proc.stderr
     assert _disk(repo) == FILES
     assert not (repo / ".git" / "tinymem" / "accept-intent.json").exists()
