@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from tinymem.edits.align import Alignment, Evidence, align
+from tinymem.edits.align import align
+from tinymem.edits.alignment import Alignment, Evidence
 from tinymem.edits.normalise import parse_block
 
 PY = b'''"""Two clients."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tinymem.edits.align import Evidence, align
+from tinymem.edits.align import align
+from tinymem.edits.alignment import Evidence
 from tinymem.hydration.excerpts import render
 from tinymem.symbols import extract
 

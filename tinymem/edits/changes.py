@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinymem.edits.align import Target
+from tinymem.edits.alignment import Target
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.symbols import extract
 

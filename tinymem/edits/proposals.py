@@ -17,7 +17,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from tinymem.edits.align import Alignment, Evidence, align
+from tinymem.edits.align import align
+from tinymem.edits.alignment import Alignment, Evidence
 from tinymem.edits.changes import changes_between
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
