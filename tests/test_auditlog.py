@@ -103,7 +103,12 @@ def _ask(repo: Repo, server: ModelServer, prompt: str, reply: str | ScriptedRepl
     from tinymem.ask import AskOptions, ask
 
     server.add(reply)
-    flags: dict[str, str | None] = {"model": MODEL, "apiBase": server.openai_base}
+    # The history is about how the audit commands render episodes: one call per ask.
+    flags: dict[str, str | None] = {
+        "model": MODEL,
+        "apiBase": server.openai_base,
+        "repair": "0",
+    }
     return ask(repo, AskOptions(prompt=prompt, flags=flags))
 
 
@@ -536,6 +541,9 @@ def test_show_ask_json_is_exact(history: History) -> None:
                 ],
                 "gates": {"A": "pass", "ETV": "pass", "B": stored["gates"]["B"]},
                 "blocked": None,
+                "round": 0,
+                "repairs": None,
+                "superseded_by": [],
                 "gates_now": None,
                 "diff": (
                     "--- a/app.py::Client.post\n"

@@ -76,6 +76,14 @@ def test_defaults_with_sources_exact(repo: Path) -> None:
                 "default": "200000",
                 "help": "largest reply accepted, in characters",
             },
+            {
+                "key": "repair",
+                "value": "1",
+                "source": "default",
+                "env": "TM_REPAIR",
+                "default": "1",
+                "help": "repair rounds for blocked proposals (0: none)",
+            },
         ]
     }
     text = tma(repo, "config").stdout.splitlines()

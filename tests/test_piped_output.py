@@ -43,7 +43,7 @@ def test_log_and_proposals_piped_are_complete(repo: Path, server: ModelServer) -
     server.add(f"```python path={LONG}\n{method}```\n")
     proc = tm_ask(repo, server, "change the method", "-m", model)
     assert proc.returncode == 0, proc.stderr
-    row = next(line for line in proc.stdout.splitlines() if line.count("\t") == 5)
+    row = next(line for line in proc.stdout.splitlines() if line.count("\t") == 6)
     cells = row.split("\t")
     assert cells[1] == LONG
     assert cells[2] == (

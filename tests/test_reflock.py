@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import PY_APP, git, tm, write
 from tests.modelserver import ModelServer
-from tinymem import ask as ask_module
+from tinymem import askrecord as ask_module
 from tinymem.ask import AskOptions, ask
 from tinymem.errors import ConcurrencyError
 from tinymem.repository import open_repo

@@ -1,13 +1,16 @@
-"""`tm ask`: ETV, hydration, one model call, and the reply recorded as gated proposals.
+"""`tm ask`: ETV, hydration, the model call, and its reply recorded as gated proposals.
 
-Every call is an episode, including failed and aborted ones: the exact messages sent, the raw
-reply, model, timings, token counts and hydrated entity keys are stored in its ledger commit.
+Blocked proposals the model can fix go back to it in bounded repair rounds of the same
+conversation (`tinymem.repair`): one follow-up message per round names what was wrong and
+shows the current text of the target; what passed is kept and not asked again. Every call is
+one episode, including failed and aborted ones: the exact messages of every round, every raw
+reply, model, timings, token counts and hydrated entity keys are stored in its ledger commit
+(`askrecord.py`).
 """
 
 from __future__ import annotations
 
-import json
-import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -15,28 +18,32 @@ from typing import Any
 from tinymem import config as cfg
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
-from tinymem.errors import ModelError, TinymemError, UsageError
+from tinymem.errors import ModelError, UsageError
 from tinymem.etv import EtvReport, verify
-from tinymem.gitobjects import MODE_TREE, ObjectWriter
-from tinymem.hydration.hydrate import Hydration, hydrate
+from tinymem.gitobjects import ObjectWriter
+from tinymem.hydration.hydrate import Hydration, estimate_tokens, hydrate
 from tinymem.hydration.relevance import Request
-from tinymem.ledger import (
-    Committed,
-    Draft,
-    Episode,
-    Transition,
-    commit_episode,
-    current,
-    history,
-    now_iso,
-)
+from tinymem.ledger import Committed, Episode, current, history
 from tinymem.llm import CallResult, OnText, call
-from tinymem.notices import emit
-from tinymem.proposalrecords import store
-from tinymem.records import State, entity_key
-from tinymem.redact import redact, redact_url
-from tinymem.repository import CACHE_DIRNAME, UNRECORDED, Repo
-from tinymem.statemap import PROPOSALS, StateView
+from tinymem.proposalrecords import Proposal
+from tinymem.repair.chain import link
+from tinymem.repair.followup import FollowUp, follow_up
+from tinymem.repair.triage import RepairItem, triage
+from tinymem.repository import Repo
+from tinymem.statemap import StateView
+
+__all__ = [
+    "AskOptions",
+    "AskResult",
+    "OnRepair",
+    "Prepared",
+    "Round",
+    "ask",
+    "prepare",
+]
+
+# Told before a repair round starts: its number and what goes back to the model.
+OnRepair = Callable[[int, list[RepairItem]], None]
 
 
 @dataclass
@@ -56,15 +63,48 @@ class Prepared:
     context: int
     timeout: float
     max_reply: int
+    repair: int = 0  # repair rounds allowed
+
+
+@dataclass
+class Round:
+    """One model call: round 0 answers the request, round N is the Nth repair."""
+
+    number: int
+    messages: list[dict[str, str]]  # exactly what was sent
+    call: CallResult | None = None
+    error: ModelError | None = None
+    proposals: list[Proposal] = field(default_factory=list)  # made from this reply
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    sent_back: list[RepairItem] = field(default_factory=list)  # what the next round asks
+    follow_up: FollowUp | None = None  # the message that opened the next round
 
 
 @dataclass
 class AskResult:
     prepared: Prepared
-    call: CallResult | None
-    outcome: Outcome | None
+    call: CallResult | None  # round 0's
+    outcome: Outcome | None  # every round's proposals (superseded ones too) and refusals
     committed: Committed | None
-    error: ModelError | None = None
+    error: ModelError | None = None  # round 0 failed: nothing was proposed
+    rounds: list[Round] = field(default_factory=list)
+    stopped: str | None = None  # why no further repair round was sent, when one was due
+    episode: Episode = field(default_factory=lambda: Episode(kind="ask", summary=""))
+
+    @property
+    def aborted(self) -> bool:
+        return any(r.call is not None and r.call.aborted for r in self.rounds)
+
+    @property
+    def repair_error(self) -> ModelError | None:
+        return next((r.error for r in self.rounds[1:] if r.error is not None), None)
+
+    @property
+    def live(self) -> list[Proposal]:
+        """The proposals that stand at the end (superseded ones left out)."""
+        if self.outcome is None:
+            return []
+        return [p for p in self.outcome.proposals if p.status != "superseded"]
 
 
 def prepare(repo: Repo, opts: AskOptions) -> Prepared:
@@ -72,10 +112,16 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     values = cfg.resolve(repo.git, opts.flags)
     context = cfg.as_int(values, "context") or 8192
     budget = cfg.as_int(values, "budget") or max(512, context - max(1024, context // 4))
+    repair = cfg.repair_rounds(values)
     etv = verify(repo, view)
     recent = list(islice(history(repo), 6))
     files = [repo.rel(f) for f in opts.files]
-    hyd = hydrate(view, etv, opts.prompt, files=files, budget=budget, recent=recent)
+    # A repair round sends the reply and a follow-up in the same conversation: the signature
+    # map leaves room for them (entities shown in full are never held back for it).
+    reserve = budget // 4 if repair else 0
+    hyd = hydrate(
+        view, etv, opts.prompt, files=files, budget=budget, recent=recent, reserve=reserve
+    )
     return Prepared(
         view=view,
         etv=etv,
@@ -85,6 +131,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         context=context,
         timeout=float(cfg.as_int(values, "timeout") or 120),
         max_reply=_max_reply(values),
+        repair=repair,
     )
 
 
@@ -103,140 +150,124 @@ def _max_reply(values: dict[str, cfg.Value]) -> int:
     return wanted
 
 
-def ask(repo: Repo, opts: AskOptions, on_text: OnText | None = None) -> AskResult:
+def ask(
+    repo: Repo,
+    opts: AskOptions,
+    on_text: OnText | None = None,
+    on_repair: OnRepair | None = None,
+) -> AskResult:
+    from tinymem.askrecord import record
+
     prep = prepare(repo, opts)
-    hyd = prep.hydration
     result = AskResult(prep, None, None, None)
+    result.episode.summary = " ".join(opts.prompt.split())[:120]
     try:
-        result.call = call(
-            prep.model,
-            hyd.messages,
-            api_base=prep.api_base,
-            timeout=prep.timeout,
-            context=prep.context,
-            max_reply_chars=prep.max_reply,
-            on_text=on_text,
-        )
-    except ModelError as exc:
-        result.error = exc
-    try:
-        result.committed = commit_episode(
-            repo, lambda view, writer: _record(repo, opts, result, view, writer)
-        )
-    except BaseException as exc:
-        if result.call is None:
+        _converse(repo, opts, result, on_text, on_repair)
+    except KeyboardInterrupt:
+        # Between two calls (parsing, gating): what the finished rounds proposed is kept.
+        if not result.rounds or result.rounds[0].call is None:
             raise
-        # The model's reply cost time and money: it is never lost because the ledger was busy.
-        where = _save_unrecorded(repo, opts, result)
-        if isinstance(exc, TinymemError):
-            raise type(exc)(f"{exc}; the model's reply was saved in {where}") from exc
-        emit(f"the model's reply was saved in {where}; it was not recorded")
-        raise
+        result.stopped = "interrupted"
+    record(repo, opts, result)
     return result
 
 
-def _save_unrecorded(repo: Repo, opts: AskOptions, result: AskResult) -> str:
-    """The exchange as files under `.git/tinymem/unrecorded/<time>/` (prompt, messages,
-    reply): what `tm ask` would have recorded."""
-    assert result.call is not None
-    stamp = now_iso().replace(":", "").replace(".", "-")
-    where = os.path.join(repo.git.path, CACHE_DIRNAME, UNRECORDED, stamp)
-    os.makedirs(where, exist_ok=True)
-    messages = json.dumps(result.prepared.hydration.messages, indent=1, ensure_ascii=False)
-    for name, data in (
-        ("prompt.txt", opts.prompt.encode()),
-        ("messages.json", messages.encode()),
-        ("response.txt", result.call.text.encode()),
-    ):
-        with open(os.path.join(where, name), "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    return where
-
-
-def _record(
-    repo: Repo, opts: AskOptions, result: AskResult, view: StateView, writer: ObjectWriter
-) -> Draft:
+def _converse(
+    repo: Repo,
+    opts: AskOptions,
+    result: AskResult,
+    on_text: OnText | None,
+    on_repair: OnRepair | None,
+) -> None:
     prep = result.prepared
-    hyd = prep.hydration
-    episode = Episode(kind="ask", summary=" ".join(opts.prompt.split())[:120])
-    details: dict[str, Any] = {
-        "model": prep.model,
-        "api_base": redact_url(prep.api_base),
-        "budget": hyd.budget,
-        "prompt_tokens_estimate": hyd.tokens,
-        "hydrated": hyd.hydrated,
-        "mapped": len(hyd.mapped),
-        "stale": hyd.stale,
-    }
-    attachments = {
-        "prompt.txt": opts.prompt.encode(),
-        "messages.json": json.dumps(hyd.messages, indent=1, ensure_ascii=False).encode(),
-    }
-    edits: dict[str, tuple[int, str] | None] = {}
-    if result.error is not None:
-        episode.outcome = "failed"
-        details["error"] = redact(str(result.error), prep.api_base)
-        details["exit_code"] = result.error.exit_code
-    elif result.call is not None:
-        c = result.call
-        attachments["response.txt"] = c.text.encode()
-        details.update(
-            seconds=round(c.seconds, 3),
-            first_token_seconds=None
-            if c.first_token_seconds is None
-            else round(c.first_token_seconds, 3),
-            usage={"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
-        )
-        if c.aborted:
-            episode.outcome = "aborted"
+    view = prep.view
+    hydrated = {h["entity"]: h["artifact"] for h in prep.hydration.hydrated}
+    qualified = Request.parse(opts.prompt).qualified
+    messages = list(prep.hydration.messages)
+    everything = Outcome([], [])
+    result.outcome = None
+    sent: list[RepairItem] = []
+    for number in range(prep.repair + 1):
+        rnd = Round(number, list(messages))
+        result.rounds.append(rnd)
+        try:
+            rnd.call = call(
+                prep.model,
+                messages,
+                api_base=prep.api_base,
+                timeout=prep.timeout,
+                context=prep.context,
+                max_reply_chars=prep.max_reply,
+                on_text=on_text,
+            )
+        except ModelError as exc:
+            rnd.error = exc
+            if number == 0:
+                result.error = exc
+            return
+        if number == 0:
+            result.call = rnd.call
+            result.outcome = everything
+        if rnd.call.aborted and number > 0:
+            return  # a repair cut short: its partial blocks are not worth a proposal
         # ETV again now: a file the user edited while the model was talking must block.
-        etv_now = verify(repo, view)
-        hydrated = {h["entity"]: h["artifact"] for h in hyd.hydrated}
+        etv = verify(repo, view)
+        writer = ObjectWriter(repo.git)
         outcome = build(
             view,
             writer,
             repo.workdir,
-            parse_reply(c.text),
-            etv_now,
+            parse_reply(rnd.call.text),
+            etv,
             hydrated,
-            episode.id,
-            qualified=Request.parse(opts.prompt).qualified,
+            result.episode.id,
+            qualified=qualified,
+            taken={p.id for p in everything.proposals},
         )
-        result.outcome = outcome
+        # Durable now, so that the follow-up can read the blocks back; referenced only once
+        # the episode is committed (until then `git gc` may prune them, as it should).
+        writer.flush()
         for p in outcome.proposals:
-            oid = store(writer, p)
-            edits[f"{PROPOSALS}/{p.id}"] = (MODE_TREE, oid)
-            episode.proposals[p.id] = oid
-            for e in p.entities:
-                if e.artifact is not None and p.path is not None:
-                    episode.transitions.append(
-                        Transition(
-                            entity_key(p.path, e.symbol),
-                            None,
-                            State.PROPOSED,
-                            e.artifact,
-                            f"proposed by {prep.model} ({p.id})",
-                        )
-                    )
-        details["proposals"] = [
-            {
-                "id": p.id,
-                "path": p.path,
-                "kind": p.kind,
-                "confidence": p.confidence,
-                "gates": p.gates,
-            }
-            for p in outcome.proposals
+            p.round = number
+        fresh = link(outcome.proposals, sent, everything.proposals)
+        rnd.proposals = fresh
+        rnd.refused = [dict(r) for r in outcome.refused]
+        everything.proposals.extend(fresh)
+        everything.refused.extend(outcome.refused)
+        if rnd.call.aborted:
+            return
+        items = triage(view, outcome, fresh)
+        if not items or number == prep.repair:
+            return
+        message = _fitting_follow_up(items, result, number + 1, rnd.call.text)
+        if message is None:
+            return
+        rnd.sent_back, rnd.follow_up, sent = items, message, items
+        hydrated = {**hydrated, **message.shown}
+        messages = [
+            *messages,
+            {"role": "assistant", "content": rnd.call.text},
+            {"role": "user", "content": message.text},
         ]
-        details["refused"] = outcome.refused
-        if not c.aborted:
-            blocked = sum(1 for p in outcome.proposals if p.blocked)
-            episode.outcome = (
-                f"{len(outcome.proposals)} proposal(s), {blocked} blocked"
-                if outcome.proposals
-                else "no proposals"
-            )
-    episode.details = details
-    return Draft(episode=episode, changes=edits, attachments=attachments)
+        if on_repair is not None:
+            on_repair(number + 1, items)
+
+
+def _fitting_follow_up(
+    items: list[RepairItem], result: AskResult, number: int, reply: str
+) -> FollowUp | None:
+    """The follow-up, in its full form or else its short one (no current texts), when the
+    conversation with it still fits the prompt budget; else None, with the reason kept."""
+    prep = result.prepared
+    budget = prep.hydration.budget
+    spent = sum(estimate_tokens(m["content"]) for m in result.rounds[-1].messages)
+    spent += estimate_tokens(reply)
+    for full in (True, False):
+        message = follow_up(items, prep.view, number, prep.repair, current=full)
+        if spent + message.tokens <= budget:
+            return message
+    result.stopped = (
+        f"the repair round was not sent: the conversation would need about"
+        f" {spent + message.tokens} tokens, over the budget of {budget}"
+    )
+    return None

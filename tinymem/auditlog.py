@@ -17,7 +17,7 @@ from typing import Any
 import pygit2
 
 from tinymem.errors import CorruptStateError, UsageError
-from tinymem.ledger import Episode, history, read_episode, resolve_episode
+from tinymem.ledger import Episode, history, read_episode, resolve_episode, response_attachment
 from tinymem.records import KEY_SEPARATOR, State, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView, proposal_record
@@ -398,6 +398,9 @@ def show(repo: Repo, ref: str) -> dict[str, Any]:
             ],
             "gates": prop.get("gates") or {},
             "blocked": _blocked_of(prop),
+            "round": prop.get("round", 0),
+            "repairs": prop.get("repairs"),
+            "superseded_by": prop.get("superseded_by") or [],
             # Gate results as run again in this episode (accept), when it recorded them.
             "gates_now": accept_gates.get(str(prop.get("id"))),
             "diff": "" if prop.get("missing") else proposal_diff(repo.git, prop),
@@ -451,15 +454,32 @@ def show(repo: Repo, ref: str) -> dict[str, Any]:
     }
 
 
-def attachment(repo: Repo, ref: str, which: str) -> bytes:
-    """The exact bytes of an episode attachment (`messages`, `response` or `prompt`)."""
+def attachment(repo: Repo, ref: str, which: str, round_number: int | None = None) -> bytes:
+    """The exact bytes of an episode attachment (`messages`, `response` or `prompt`).
+
+    With `round_number` (an ask with repair rounds): `response` is that round's reply and
+    `messages` the messages that round sent (a prefix of the stored conversation).
+    """
     name = ATTACHMENTS[which]
+    if which == "response" and round_number is not None:
+        name = response_attachment(round_number)
     commit = resolve_episode(repo, ref)
     data = StateView(repo.git, commit).episode_blob(name)
     if data is None:
         ep = read_episode(repo.git, commit)
+        if round_number:
+            raise UsageError(f"episode {ep.id} has no round {round_number}")
         raise UsageError(
             f"episode {ep.id} ({ep.kind}) has no {name}: only episodes that called a model"
             " store one"
         )
+    if which == "messages" and round_number is not None:
+        messages = json.loads(data)
+        # Round N sent the request, then N replies each followed by its follow-up.
+        wanted = 2 + 2 * round_number
+        if round_number < 0 or wanted > len(messages):
+            raise UsageError(
+                f"episode {resolve_episode(repo, ref)[:12]} has no round {round_number}"
+            )
+        data = json.dumps(messages[:wanted], indent=1, ensure_ascii=False).encode()
     return data

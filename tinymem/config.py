@@ -36,6 +36,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("context", "TM_CONTEXT", "8192", "model context window in tokens"),
     Setting("timeout", "TM_TIMEOUT", "120", "seconds to wait for the model"),
     Setting("maxReply", "TM_MAX_REPLY", "200000", "largest reply accepted, in characters"),
+    Setting("repair", "TM_REPAIR", "1", "repair rounds for blocked proposals (0: none)"),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 NUMERIC_SETTINGS = ("budget", "context", "timeout", "maxReply")
@@ -87,6 +88,23 @@ def resolve(
             continue
         out[s.key] = Value(s.key, s.default, "default")
     return out
+
+
+MAX_REPAIR = 5  # a model that fails five times in a row will not get it right on the sixth
+
+
+def repair_rounds(values: dict[str, Value]) -> int:
+    """`repair`: how many follow-up rounds `tm ask` may spend on blocked proposals."""
+    v = values["repair"]
+    try:
+        n = int(v.value if v.value is not None else "1")
+    except ValueError:
+        raise UsageError(
+            f"repair must be a whole number, got {v.value!r} (from {v.source})"
+        ) from None
+    if not 0 <= n <= MAX_REPAIR:
+        raise UsageError(f"repair must be 0 to {MAX_REPAIR}, got {n} (from {v.source})")
+    return n
 
 
 def as_int(values: dict[str, Value], key: str) -> int | None:

@@ -603,6 +603,10 @@ def _check_config(
             cfg.as_int(values, key)
         except UsageError as exc:
             bad.append(str(exc))
+    try:
+        cfg.repair_rounds(values)
+    except UsageError as exc:
+        bad.append(str(exc))
     shown = [
         f"{v.key} = {v.value if v.value is not None else '(not set)'}  ({v.source})"
         for v in values.values()

@@ -34,6 +34,12 @@ _COMPRESS_AHEAD_MIN = 1 << 20  # bytes of episode record worth a thread to compr
 EPISODE_FILE = "episode.json"
 
 
+def response_attachment(number: int) -> str:
+    """The attachment of an ask episode holding round `number`'s raw reply (0: the answer,
+    N: the Nth repair round)."""
+    return "response.txt" if number == 0 else f"response-{number}.txt"
+
+
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 

@@ -38,9 +38,14 @@ class Proposal:
     elisions: list[str] = field(default_factory=list)
     gates: dict[str, str] = field(default_factory=dict)
     hydrated: bool = False  # every modified target was shown to the model in this prompt
-    status: str = "pending"  # "pending" | "rejected" (accepted ones leave proposals/)
+    # "pending" | "rejected" | "superseded" (a repair round answered it with `superseded_by`);
+    # accepted ones leave proposals/
+    status: str = "pending"
     notes: list[str] = field(default_factory=list)  # how the block was read and aligned
     format: str = "code"  # the block's format: "code" | "udiff" | "search-replace"
+    round: int = 0  # the reply it came from: 0 the answer, N the Nth repair round
+    repairs: str | None = None  # the blocked proposal of the round before that it answers
+    superseded_by: list[str] = field(default_factory=list)
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]

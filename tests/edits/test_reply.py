@@ -65,7 +65,7 @@ def test_corpus(name: str, tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
     for block, exp in zip(parsed.blocks, expected["blocks"], strict=True):
-        safe, reason = block_path(block, str(workdir))
+        safe, reason, _ = block_path(block, str(workdir))
         assert safe == exp["safe_path"], (block.raw_path, reason)
         if exp["refused"] is None:
             assert reason is None
@@ -503,19 +503,21 @@ def block(raw: str | None) -> Block:
 
 def test_block_path_cases(tmp_path: Path) -> None:
     work = str(tmp_path)
-    assert block_path(block(None), work) == (None, None)
-    assert block_path(block("./src\\a.py "), work) == ("src/a.py", None)
+    assert block_path(block(None), work) == (None, None, False)
+    assert block_path(block("./src\\a.py "), work) == ("src/a.py", None, False)
+    # An example path is the one refusal a repair round may ask the model to correct.
     assert block_path(block("path/to/file.py"), work) == (
         None,
         "example path 'path/to/file.py' ignored",
+        True,
     )
-    safe, reason = block_path(block("../x.py"), work)
-    assert safe is None and reason is not None and ".." in reason
-    safe, reason = block_path(block(".git/hooks/pre-commit"), work)
-    assert safe is None and reason is not None and ".git" in reason
+    safe, reason, example = block_path(block("../x.py"), work)
+    assert safe is None and reason is not None and ".." in reason and not example
+    safe, reason, example = block_path(block(".git/hooks/pre-commit"), work)
+    assert safe is None and reason is not None and ".git" in reason and not example
     # A listed example name that really exists in the repository is honoured.
     (tmp_path / "example.py").write_text("")
-    assert block_path(block("example.py"), work) == ("example.py", None)
+    assert block_path(block("example.py"), work) == ("example.py", None, False)
     assert block_path(block("file.py"), work)[0] is None
 
 
@@ -674,7 +676,7 @@ def assert_safe(workdir: Path, rel: str) -> None:
     )
 )
 def test_block_path_never_returns_an_unsafe_path(prop_workdir: Path, raw: str) -> None:
-    safe, reason = block_path(block(raw), str(prop_workdir))
+    safe, reason, _ = block_path(block(raw), str(prop_workdir))
     assert (safe is None) != (reason is None)
     if safe is not None:
         assert_safe(prop_workdir, safe)

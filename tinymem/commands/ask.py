@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from tinymem.commands.output import emit_json, err, escape, out, stdout_styled, write_table
+
+if TYPE_CHECKING:
+    from tinymem.ask import AskResult
+    from tinymem.repair.triage import RepairItem
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +31,13 @@ def ask_cmd(
     timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the exact messages and their token count; call nothing."
+    ),
+    repair: int = typer.Option(
+        None,
+        "--repair",
+        min=0,
+        help="Repair rounds: blocked proposals the model can fix go back to it with the reason"
+        " and the current text, at most this many times (default 1; 0: none).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
     accept: bool = typer.Option(
@@ -52,6 +64,7 @@ def ask_cmd(
         "apiBase": api_base,
         "budget": None if budget is None else str(budget),
         "timeout": None if timeout is None else str(timeout),
+        "repair": None if repair is None else str(repair),
     }
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
     if dry_run:
@@ -91,19 +104,29 @@ def ask_cmd(
                 parts.append(piece)
                 live.update(Markdown("".join(parts)))
 
-            result = ask(repo, opts, on_text)
+            def on_repair(number: int, items: list[RepairItem]) -> None:
+                parts.append(f"\n\n---\n\n*{_repair_line(number, items)}*\n\n")
+                live.update(Markdown("".join(parts)))
+
+            result = ask(repo, opts, on_text, on_repair)
     else:
 
         def on_plain(piece: str) -> None:
             sys.stdout.write(piece)
             sys.stdout.flush()
 
-        result = ask(repo, opts, on_plain)
+        def on_plain_repair(number: int, items: list[RepairItem]) -> None:
+            # stdout stays the model's text; what tm does between rounds goes to stderr.
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            err().print(escape(_repair_line(number, items)))
+
+        result = ask(repo, opts, on_plain, on_plain_repair)
         sys.stdout.write("\n")
     ep = result.committed.episode if result.committed else None
     ep_id = ep.id if ep else "?"
-    aborted = result.call is not None and result.call.aborted
-    proposals = result.outcome.proposals if result.outcome else []
+    aborted = result.aborted
+    proposals = result.live
     accepted = None
     if accept and not aborted and result.error is None:
         eligible = [p.id for p in proposals if p.hydrated and not p.blocked]
@@ -113,35 +136,18 @@ def ask_cmd(
             accepted = accept_proposals(repo, eligible)
     promoted = [c.proposal.id for c in accepted.plan.checks if c.ok] if accepted else []
     if as_json:
-        emit_json(
-            {
-                "episode": ep.id if ep else None,
-                "commit": result.committed.commit if result.committed else None,
-                "outcome": ep.outcome if ep else None,
-                "error": str(result.error) if result.error else None,
-                "proposals": [
-                    {
-                        "id": p.id,
-                        "path": p.path,
-                        "kind": p.kind,
-                        "confidence": p.confidence,
-                        "reason": p.reason,
-                        "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
-                        "gates": p.gates,
-                        "notes": p.notes,
-                        "blocked": p.blocked,
-                        "hydrated": p.hydrated,
-                    }
-                    for p in proposals
-                ],
-                "refused": result.outcome.refused if result.outcome else [],
-                "accepted": promoted,
-            }
-        )
+        emit_json(_json_doc(result, promoted))
     if result.error is not None:
         raise result.error
-    if aborted:
-        err().print(f"Interrupted: the partial reply was recorded (episode {ep_id}).")
+    if result.repair_error is not None:
+        err().print(
+            f"the repair round failed: {escape(str(result.repair_error))}; the proposals of"
+            " the rounds before it are recorded"
+        )
+    if result.stopped is not None and result.stopped != "interrupted":
+        err().print(escape(result.stopped))
+    if aborted or result.stopped == "interrupted":
+        err().print(f"Interrupted: the reply so far was recorded (episode {ep_id}).")
         raise typer.Exit(130)
     if as_json or result.outcome is None:
         return
@@ -155,7 +161,7 @@ def ask_cmd(
     if not stdout_styled():
         con.print(title)
     write_table(
-        ["id", "file", "entities", "kind", "confidence", "gates"],
+        ["id", "file", "entities", "kind", "confidence", "rounds", "gates"],
         [
             [
                 p.id,
@@ -163,6 +169,7 @@ def ask_cmd(
                 ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-",
                 p.kind,
                 p.confidence,
+                str(p.round + 1) + (f" (repairs {p.repairs})" if p.repairs else ""),
                 p.blocked or "pass",
             ]
             for p in proposals
@@ -176,3 +183,43 @@ def ask_cmd(
             verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
             con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
     con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")
+
+
+def _repair_line(number: int, items: list[RepairItem]) -> str:
+    what = "; ".join(f"{i.path or i.raw_path or 'a block with no file'}: {i.reason}" for i in items)
+    return f"tm: repair round {number}: sent back to the model: {what}"
+
+
+def _json_doc(result: AskResult, promoted: list[str]) -> dict[str, Any]:
+    ep = result.committed.episode if result.committed else None
+    proposals = result.outcome.proposals if result.outcome else []
+    return {
+        "episode": ep.id if ep else None,
+        "commit": result.committed.commit if result.committed else None,
+        "outcome": ep.outcome if ep else None,
+        "error": str(result.error) if result.error else None,
+        "proposals": [
+            {
+                "id": p.id,
+                "path": p.path,
+                "kind": p.kind,
+                "confidence": p.confidence,
+                "reason": p.reason,
+                "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
+                "gates": p.gates,
+                "notes": p.notes,
+                "blocked": p.blocked,
+                "hydrated": p.hydrated,
+                "round": p.round,
+                "repairs": p.repairs,
+                "status": p.status,
+                "superseded_by": p.superseded_by,
+            }
+            for p in proposals
+        ],
+        "refused": result.outcome.refused if result.outcome else [],
+        "rounds": len(result.rounds),
+        "repair_stopped": result.stopped,
+        "repair_error": str(result.repair_error) if result.repair_error else None,
+        "accepted": promoted,
+    }

@@ -126,12 +126,22 @@ def show_cmd(
     ),
     response: bool = typer.Option(False, "--response", help="Print the model's raw reply."),
     prompt: bool = typer.Option(False, "--prompt", help="Print the user's prompt."),
+    round_number: int = typer.Option(
+        None,
+        "--round",
+        min=0,
+        help="With --messages or --response: that round of an ask (0: the answer, N: the"
+        " Nth repair round).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Everything one episode recorded: transitions with reasons, proposals with their gate
     results and diffs, token counts and timings.
 
     --messages, --response and --prompt print the stored bytes exactly as sent or received.
+    An ask with repair rounds stores the whole conversation: --messages prints every message
+    of its last request in order (each earlier round sent a prefix of it), --round N one
+    round's request or reply.
     """
     from tinymem.auditlog import attachment, show
     from tinymem.errors import UsageError
@@ -142,9 +152,11 @@ def show_cmd(
         raw.append("prompt")
     if len(raw) + as_json > 1:
         raise UsageError("choose one of --messages, --response, --prompt and --json")
+    if round_number is not None and not (messages or response):
+        raise UsageError("--round goes with --messages or --response")
     repo = open_repo()
     if raw:
-        data = attachment(repo, episode, raw[0])
+        data = attachment(repo, episode, raw[0], round_number)
         sys.stdout.buffer.write(data)
         # Byte for byte when redirected; a final newline only to keep a terminal's prompt tidy.
         if data and not data.endswith(b"\n") and sys.stdout.isatty():
@@ -244,6 +256,12 @@ def _render_proposal(p: dict[str, Any]) -> None:
     )
     if p["reason"]:
         con.print(f"    reason  {escape(p['reason'])}")
+    if p["round"]:
+        con.print(
+            f"    round   {p['round']} (repair), answering {p['repairs'] or 'a refused block'}"
+        )
+    if p["superseded_by"]:
+        con.print(f"    repaired by {', '.join(p['superseded_by'])} in a later round")
     gates = p["gates_now"]
     if isinstance(gates, list):
         for g in gates:

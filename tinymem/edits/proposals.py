@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from tinymem.edits.align import align
 from tinymem.edits.alignment import Alignment, Evidence
@@ -47,7 +48,8 @@ __all__ = ["Outcome", "build"]
 @dataclass
 class Outcome:
     proposals: list[Proposal]
-    refused: list[dict[str, str]]  # blocks whose path was refused, with the reason
+    # blocks whose path was refused: path, reason, and whether a repair round may correct it
+    refused: list[dict[str, Any]]
 
 
 @dataclass
@@ -85,10 +87,12 @@ def build(
     episode_id: str,
     *,
     qualified: frozenset[str] = frozenset(),
+    taken: set[str] | None = None,
 ) -> Outcome:
     """Proposals for every block and DELETE line of a reply. `hydrated` maps the entity keys
     shown in the prompt to their artifacts; `qualified` holds the dotted names the request
-    used (`Session.send`): the evidence that decides between same-named members."""
+    used (`Session.send`): the evidence that decides between same-named members; `taken`
+    holds proposal ids already given out (earlier rounds of the same ask)."""
     ctx = _Context(
         view,
         writer,
@@ -98,14 +102,18 @@ def build(
         hydrated,
         qualified,
         episode_id,
-        set(view.proposal_ids()),
+        set(view.proposal_ids()) | (taken or set()),
     )
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
     for block in parsed.blocks:
-        path, refusal = block_path(block, workdir)
+        path, refusal, example = block_path(block, workdir)
         if refusal is not None:
-            outcome.refused.append({"path": block.raw_path or "", "reason": refusal})
+            # An example path is the model's slip, which a repair round can correct; an unsafe
+            # path is refused, never negotiated.
+            outcome.refused.append(
+                {"path": block.raw_path or "", "reason": refusal, "repairable": example}
+            )
             continue
         code = block.code.encode()
         confidence, reason = Confidence.CONFIRMED, None
@@ -132,7 +140,7 @@ def build(
         try:
             path = repo_relative(workdir, raw_path.strip())
         except UnsafePathError as exc:
-            outcome.refused.append({"path": raw_path, "reason": str(exc)})
+            outcome.refused.append({"path": raw_path, "reason": str(exc), "repairable": False})
             continue
         outcome.proposals.append(_deletion(ctx, path, symbol))
     return outcome

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
+from typing import NamedTuple
 
 from tinymem.edits.blocks import Block, ParsedReply, join_lines, make_block
 from tinymem.edits.comments import comment_path
@@ -38,7 +39,7 @@ from tinymem.edits.unfenced import unfenced_region
 from tinymem.errors import UnsafePathError
 from tinymem.paths import is_placeholder_path, repo_relative
 
-__all__ = ["Block", "ParsedReply", "block_path", "parse_reply"]
+__all__ = ["Block", "BlockPath", "ParsedReply", "block_path", "parse_reply"]
 
 # Languages whose bodies legitimately contain comment-like lines naming files (headings,
 # diff headers): never split these into several files.
@@ -215,22 +216,29 @@ def parse_reply(text: str) -> ParsedReply:
         return ParsedReply((), (), text)
 
 
-def block_path(block: Block, workdir: str) -> tuple[str | None, str | None]:
-    """(safe repo-relative path or None, refusal reason or None) for a block's raw path.
+class BlockPath(NamedTuple):
+    path: str | None  # safe and repo-relative
+    refusal: str | None  # why the raw path is not used
+    example: bool = False  # the refusal is an example path: the model can name the real one
 
-    No raw path gives (None, None): the caller correlates the code with known symbols. An
-    unsafe path gives the `UnsafePathError` sentence. An example path (`path/to/file.py`, see
-    `paths.is_placeholder_path`) is ignored unless that file really exists in the work tree.
+
+def block_path(block: Block, workdir: str) -> BlockPath:
+    """The safe repo-relative path of a block's raw path, or why it is refused.
+
+    No raw path gives no path and no refusal: the caller correlates the code with known
+    symbols. An unsafe path gives the `UnsafePathError` sentence. An example path
+    (`path/to/file.py`, see `paths.is_placeholder_path`) is ignored unless that file really
+    exists in the work tree.
     """
     raw = block.raw_path
     if raw is None:
-        return None, None
+        return BlockPath(None, None)
     try:
         relative = repo_relative(workdir, raw)
         if is_placeholder_path(raw) and not os.path.lexists(os.path.join(workdir, relative)):
-            return None, f"example path {raw!r} ignored"
-        return relative, None
+            return BlockPath(None, f"example path {raw!r} ignored", example=True)
+        return BlockPath(relative, None)
     except UnsafePathError as err:
-        return None, str(err)
+        return BlockPath(None, str(err))
     except Exception as err:  # never raise on model input
-        return None, f"refused path {raw!r}: {err}"
+        return BlockPath(None, f"refused path {raw!r}: {err}")

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from tinymem.edits.normalise import EXCERPT_MARK
 from tinymem.symbols.containers import containers
 
-__all__ = ["render"]
+__all__ = ["file_part", "render"]
 
 
 def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> str:
@@ -55,6 +55,15 @@ def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> s
         following = next((i for i in range(previous + 1, len(lines)) if lines[i].strip()), previous)
         out.append(_mark(lines, following))
     return "\n".join(out)
+
+
+def file_part(
+    path: str, language: str | None, data: bytes, spans: list[tuple[int, int]], keys: list[str]
+) -> str:
+    """One file's part of a prompt: its entity keys, then the excerpt fenced with its path
+    (the fence info a reply copies back)."""
+    text = render(language, data, spans)
+    return f"### {', '.join(keys)}\n```{language or ''} path={path}\n{text}\n```\n"
 
 
 def _mark(lines: list[str], number: int) -> str:

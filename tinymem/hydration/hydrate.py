@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from tinymem.etv import EtvReport
-from tinymem.hydration.excerpts import render
+from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, rank
 from tinymem.ledger import Episode
@@ -181,10 +181,8 @@ def _state_section(chosen: list[Candidate], view: StateView) -> str:
         meta = group[0].meta
         group.sort(key=lambda c: c.rec.start)
         data = view.blob(meta.snapshot)
-        text = render(meta.language, data, [(c.rec.start, c.rec.end) for c in group])
-        keys = ", ".join(c.key for c in group)
-        lang = meta.language or ""
-        parts.append(f"### {keys}\n```{lang} path={path}\n{text}\n```\n")
+        spans = [(c.rec.start, c.rec.end) for c in group]
+        parts.append(file_part(path, meta.language, data, spans, [c.key for c in group]))
     return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
 
 
@@ -196,7 +194,10 @@ def hydrate(
     files: list[str],
     budget: int,
     recent: list[tuple[str, Episode]],
+    reserve: int = 0,
 ) -> Hydration:
+    """`reserve`: tokens the signature map leaves unused, so that a repair round (the reply
+    and one follow-up in the same conversation) still fits the budget."""
     stale = sorted(etv.stale_keys())
     cands = _candidates(view, set(stale))
     _score(cands, prompt, files, recent)
@@ -213,7 +214,7 @@ def hydrate(
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view)
-    room -= estimate_tokens(state)
+    room -= estimate_tokens(state) + reserve
     map_lines: list[str] = []
     map_keys: list[str] = []
     # The signature map follows relevance too, so what is nearly relevant is listed first.
