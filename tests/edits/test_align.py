@@ -7,6 +7,7 @@ the block changes (or why it is blocked). Real tree-sitter, no mocks.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -394,3 +395,51 @@ def test_the_only_function_given_alone_keeps_the_licence_header() -> None:
 def test_the_file_given_with_its_header_is_the_whole_file() -> None:
     a = run(LICENSED.decode().replace("return x", "return -x"), LICENSED)
     assert a.whole_file
+
+
+# --- a parse error outside the changed definitions ------------------------------------------
+# Found by bench/bench_repair.py: a block whose broken line is a definition's header was taken
+# without that definition (its change silently dropped), or with a "definition" the parser's
+# error recovery read out of its body.
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "realcode"
+
+
+def test_a_broken_method_header_blocks_the_block_not_just_that_method() -> None:
+    path = "src/requests/sessions.py"
+    before = (REAL / "requests" / path).read_bytes()
+    block = (
+        b"    def __enter__self) -> Self:\n"
+        b'        log.debug("session entered")\n'
+        b"        return self\n"
+        b"\n"
+        b"    def close(self) -> None:\n"
+        b'        """Closes all adapters and as such the session"""\n'
+        b"        for v in self.adapters.values():\n"
+        b"            v.close()\n"
+    )
+    result = align(path, block, before, Evidence())
+    assert result.problem is not None and "line 1" in result.problem
+
+
+def test_error_recovery_never_invents_the_member_it_changes() -> None:
+    path = "src/lib/AbstractChatCompletionRunner.ts"
+    before = (REAL / "openai-node" / path).read_bytes()
+    block = (
+        b"export class AbstractChatCompletionRunner<\n"
+        b"  EventTypes extends AbstractChatCompletionRunnerEvents,\n"
+        b"  ParsedT,\n"
+        b"> extends EventStream<EventTypes> {\n"
+        b"  // ...\n"
+        b"\n"
+        b"  async finalMessage): Promise<ChatCompletionMessage> {\n"
+        b"    if (!this.ended) await this.done();\n"
+        b"    return this.#getFinalMessage();\n"
+        b"  }\n"
+        b"\n"
+        b"  // ...\n"
+        b"}\n"
+    )
+    result = align(path, block, before, Evidence())
+    # Blocked as a whole: the recovered `#getFinalMessage` must never reach a splice.
+    assert result.problem is not None and "line 7" in result.problem

@@ -223,7 +223,7 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
         return result
     result.targets = explode(given, added, file, thin)
-    report_outside(result, parsed)
+    report_outside(result, parsed, file.path)
     return result
 
 

@@ -9,11 +9,12 @@ import, a class attribute), which are reported, not applied.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
 from tinymem.edits.alignment import Alignment, FileView, Target, inside, plain, signature
-from tinymem.edits.normalise import Parsed
+from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.symbols import Symbol
 
 __all__ = ["collect", "explode", "outside_lines", "report_outside"]
@@ -41,10 +42,16 @@ def outside_lines(text: bytes, symbols: Sequence[Symbol], *, comments: bool = Fa
     return out
 
 
-def report_outside(result: Alignment, parsed: Parsed) -> None:
+def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
     """Say what of the block no target carries (an import, a class attribute), and keep a
     parse problem only when it lies inside a target: a broken, elided class around the method
-    that changed does not make the method wrong (the trial splice still proves the result)."""
+    that changed does not make the method wrong (the trial splice still proves the result).
+
+    Not when the broken line reads like a definition's header or a call (`def close(self`,
+    `async finalMessage): …`): the model meant a definition there, and the parser's error
+    recovery may have read a "definition" out of its body (`#getFinalMessage` out of
+    `return this.#getFinalMessage();`); taking the rest would drop that change silently or
+    write the recovered text. Nor when a target does not parse on its own."""
     text = parsed.text
     starts = [0, *(i + 1 for i, byte in enumerate(text) if byte == 0x0A)]
 
@@ -70,8 +77,13 @@ def report_outside(result: Alignment, parsed: Parsed) -> None:
         outside.append(stripped)
     if not result.targets:
         return
-    row_known = parsed.problem_row is not None
-    if parsed.problem is not None and row_known and parsed.problem_row not in near:
+    if (
+        parsed.problem is not None
+        and parsed.problem_row is not None
+        and parsed.problem_row not in near
+        and not _meant_code(text.split(b"\n")[parsed.problem_row])
+        and all(_parses_alone(path, t) for t in result.targets)
+    ):
         names = ", ".join(t.name for t in result.targets)
         result.notes.append(
             f"the block does not parse outside the definitions it changes ({parsed.problem});"
@@ -85,6 +97,22 @@ def report_outside(result: Alignment, parsed: Parsed) -> None:
             f"{len(outside)} line(s) outside the definitions it changes are not applied:"
             f" {shown}{more}"
         )
+
+
+_HEADER_OR_CALL = re.compile(rb"[\w#$]\s*\(|^\s*(?:async|def|fn|func|function|class|struct|impl)\b")
+
+
+def _meant_code(line: bytes) -> bool:
+    """The line reads like a definition's header or a call."""
+    return _HEADER_OR_CALL.search(line) is not None
+
+
+def _parses_alone(path: str, target: Target) -> bool:
+    alone = parse_block(path, target.text)
+    return alone.problem is None and any(
+        plain(s.name).rsplit(".", 1)[-1] == plain(target.name).rsplit(".", 1)[-1]
+        for s in alone.symbols
+    )
 
 
 def collect(
