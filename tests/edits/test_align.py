@@ -443,3 +443,19 @@ def test_error_recovery_never_invents_the_member_it_changes() -> None:
     result = align(path, block, before, Evidence())
     # Blocked as a whole: the recovered `#getFinalMessage` must never reach a splice.
     assert result.problem is not None and "line 7" in result.problem
+
+
+def test_a_container_with_none_of_its_members_is_blocked_at_ask_time() -> None:
+    # It used to pass as "the file itself" (add @file) and be refused only at accept.
+    path = "src/requests/sessions.py"
+    before = (REAL / "requests" / path).read_bytes()
+    block = (
+        b"class Session(SessionRedirectMixin):\n"
+        b"    # ... existing methods ...\n"
+        b"\n"
+        b"    # ... existing code ...\n"
+        b'        """Forget cookies and adapters."""\n'
+        b"        self.cookies.clear()\n"
+    )
+    result = align(path, block, before, Evidence())
+    assert result.blocked is not None and not result.targets

@@ -223,6 +223,15 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
         return result
     result.targets = explode(given, added, file, thin)
+    if not result.targets:
+        # A container given with none of its members (only placeholders, a body cut off):
+        # read as "the file itself" it passed at ask time and was refused at accept.
+        names = ", ".join(plain(i.name) for i in items)
+        result.blocked = (
+            f"the block defines nothing tm can place in {path}: {names} comes with none of"
+            " its members; give complete definitions"
+        )
+        return result
     report_outside(result, parsed, file.path)
     return result
 
