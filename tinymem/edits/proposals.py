@@ -60,6 +60,7 @@ class _Context:
     drifted: set[str]
     live_files: dict[str, str]
     hydrated: dict[str, str]  # entity key -> artifact shown in this prompt
+    seen: dict[str, str]  # the same, with what later messages showed (Gate B only)
     qualified: frozenset[str]  # dotted names in the request
     episode_id: str
     taken: set[str]
@@ -88,11 +89,14 @@ def build(
     *,
     qualified: frozenset[str] = frozenset(),
     taken: set[str] | None = None,
+    shown_later: dict[str, str] | None = None,
 ) -> Outcome:
     """Proposals for every block and DELETE line of a reply. `hydrated` maps the entity keys
     shown in the prompt to their artifacts; `qualified` holds the dotted names the request
     used (`Session.send`): the evidence that decides between same-named members; `taken`
-    holds proposal ids already given out (earlier rounds of the same ask)."""
+    holds proposal ids already given out (earlier rounds of the same ask); `shown_later`,
+    entities a repair follow-up showed: they count for Gate B, not as evidence (a follow-up
+    shows every candidate of a name, which would undo what the request's hydration decided)."""
     ctx = _Context(
         view,
         writer,
@@ -100,6 +104,7 @@ def build(
         {d.path for d in etv.drift},
         view.files(),
         hydrated,
+        {**hydrated, **(shown_later or {})},
         qualified,
         episode_id,
         set(view.proposal_ids()) | (taken or set()),
@@ -303,7 +308,7 @@ def _file_proposal(
         gate_a = splice_problem
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
-    p.gates["B"] = gate_b(p, ctx.hydrated)
+    p.gates["B"] = gate_b(p, ctx.seen)
     return p
 
 
@@ -376,7 +381,7 @@ def _edit_proposal(
     )
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     deleting = any(e.op == "delete" for e in p.entities)
-    p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.hydrated)
+    p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)
     return p
 
 

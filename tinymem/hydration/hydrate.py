@@ -196,8 +196,8 @@ def hydrate(
     recent: list[tuple[str, Episode]],
     reserve: int = 0,
 ) -> Hydration:
-    """`reserve`: tokens the signature map leaves unused, so that a repair round (the reply
-    and one follow-up in the same conversation) still fits the budget."""
+    """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
+    one follow-up in the same conversation) still fits it."""
     stale = sorted(etv.stale_keys())
     cands = _candidates(view, set(stale))
     _score(cands, prompt, files, recent)
@@ -206,7 +206,7 @@ def hydrate(
     notice = state_notice(stale)
     recent_text = recent_window(recent)
     fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
-    room = budget - fixed
+    room = budget - fixed - reserve
     chosen, mapped = _select(cands, room, budget)
     state = _state_section(chosen, view)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
@@ -214,7 +214,7 @@ def hydrate(
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view)
-    room -= estimate_tokens(state) + reserve
+    room -= estimate_tokens(state)
     map_lines: list[str] = []
     map_keys: list[str] = []
     # The signature map follows relevance too, so what is nearly relevant is listed first.
