@@ -157,6 +157,24 @@ def test_elided_definition_then_complete(repo: Path, server: ModelServer) -> Non
     _accept_lands(repo, str(fixed["id"]), "app.py", expected)
 
 
+def test_elided_whole_file_then_complete_symbols(repo: Path, server: ModelServer) -> None:
+    _setup(repo)
+    whole = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}').replace(
+        "        return (path, body)\n", "        # ... existing code ...\n        pass\n"
+    )
+    server.add(f"```python path=app.py\n{whole}```\n", FIXED)
+    doc = _ask(repo, server)
+    follow = _follow_up(server)
+    assert (
+        "elided ('# ... existing code ...'): a whole file with placeholders would delete code;"
+        " give each changed definition complete instead"
+    ) in follow
+    assert "### app.py::fetch_user, app.py::Client\n" in follow
+    (fixed,) = _live(doc)
+    assert fixed["kind"] == "symbols" and fixed["round"] == 1
+    _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
+
+
 def test_example_path_then_the_real_one(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     server.add(FIXED.replace("path=app.py", "path=path/to/file.py"), FIXED)
