@@ -92,7 +92,7 @@ CHILD_ENV: dict[str, str] = {
 }
 CHILD_ENV.update(GIT_ENV)
 CHILD_ENV["OPENAI_API_KEY"] = "x"
-# The same switches tm's llm._import_litellm sets, for both sides.
+# The same switches tm's llm.import_litellm sets, for both sides.
 CHILD_ENV["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 CHILD_ENV["LITELLM_MODE"] = "PRODUCTION"
 
@@ -153,11 +153,11 @@ WARM_SCRIPT = r"""
 import io, json, os, sys, time
 project, base, corpus, messages_file, runs, prompt = sys.argv[1:7]
 sys.path.insert(0, project)
-from tinymem.llm import _import_litellm
+from tinymem.llm import import_litellm
 from tinymem.ask import AskOptions, ask, prepare
 from tinymem.repository import open_repo
 
-litellm = _import_litellm()
+litellm = import_litellm()
 messages = json.load(open(messages_file))
 sink = io.StringIO()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from tinymem.errors import UnsafePathError, UsageError
 from tinymem.etv import verify
@@ -28,6 +29,18 @@ class AdoptResult:
     unchanged: list[str] = field(default_factory=list)
     tombstoned: list[str] = field(default_factory=list)  # entity keys that left their file
     saved_disk_text: str | None = None  # blob id of work-tree text replaced by a paste
+
+    def to_json(self) -> dict[str, Any]:
+        """`tm adopt --json` (and `tm serve`'s `/v1/user/code`)."""
+        c = self.committed
+        return {
+            "episode": c.episode.id if c else None,
+            "commit": c.commit if c else None,
+            "adopted": self.adopted,
+            "deleted": self.deleted,
+            "tombstoned": self.tombstoned,
+            "saved_disk_text": self.saved_disk_text,
+        }
 
 
 def expand(repo: Repo, view: StateView, user_paths: list[str]) -> list[str]:

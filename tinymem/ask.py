@@ -51,6 +51,10 @@ class AskOptions:
     prompt: str
     files: list[str] = field(default_factory=list)
     flags: dict[str, str | None] = field(default_factory=dict)  # model, apiBase, budget, ...
+    # `tm serve`: the client's own messages, kept as sent, with tm's context in front of them
+    # (`prompt` is then their text, for relevance and the episode summary); no repair rounds,
+    # since the client drives the conversation.
+    conversation: list[dict[str, str]] | None = None
 
 
 @dataclass
@@ -112,7 +116,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     values = cfg.resolve(repo.git, opts.flags)
     context = cfg.as_int(values, "context") or 8192
     budget = cfg.as_int(values, "budget") or max(512, context - max(1024, context // 4))
-    repair = cfg.repair_rounds(values)
+    repair = cfg.repair_rounds(values) if opts.conversation is None else 0
     etv = verify(repo, view)
     recent = list(islice(history(repo), 6))
     files = [repo.rel(f) for f in opts.files]
@@ -120,6 +124,9 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     hyd = hydrate(
         view, etv, opts.prompt, files=files, budget=budget, recent=recent, reserve=reserve
     )
+    if opts.conversation is not None:
+        hyd.messages = hyd.injected(opts.conversation)
+        hyd.tokens = sum(estimate_tokens(m["content"]) for m in hyd.messages)
     return Prepared(
         view=view,
         etv=etv,

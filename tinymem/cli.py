@@ -52,13 +52,14 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, audit, completion, core, hooks, review
+    from tinymem.commands import ask, audit, completion, core, hooks, review, serve
 
     core.register(app)
     audit.register(app)
     ask.register(app)
     review.register(app)
     hooks.register(app)
+    serve.register(app)
     completion.register(app)
 
 

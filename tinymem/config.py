@@ -107,6 +107,18 @@ def repair_rounds(values: dict[str, Value]) -> int:
     return n
 
 
+def serve_token(repo: pygit2.Repository | None, flag: str | None) -> str | None:
+    """The bearer token `tm serve` requires: --token > TM_SERVE_TOKEN > tinymem.serveToken.
+    Kept out of SETTINGS so that `tm config` and `tm doctor` never print it."""
+    if flag:
+        return flag
+    env = os.environ.get("TM_SERVE_TOKEN")
+    if env:
+        return env
+    value, _ = _git_value(repo, "serveToken")
+    return value or None
+
+
 def as_int(values: dict[str, Value], key: str) -> int | None:
     v = values[key]
     if v.value is None:

@@ -34,7 +34,7 @@ class CallResult:
     aborted: bool = False
 
 
-def _import_litellm() -> Any:
+def import_litellm() -> Any:
     # Before the import: no remote cost-map fetch, no .env loading, no banner on stdout.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
@@ -94,7 +94,7 @@ def call(
     on_text: OnText | None = None,
 ) -> CallResult:
     """One streamed call. Ctrl-C returns what arrived so far with `aborted=True`."""
-    litellm = _import_litellm()
+    litellm = import_litellm()
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": messages,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -184,6 +184,7 @@ def adopt_cmd(
     paste: str = typer.Option(
         None, "--path", metavar="PATH", help="Read the new content of PATH from stdin (paste)."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
 ) -> None:
     """Make your own edits the truth (the user write-head): AUTHORITATIVE at once.
 
@@ -204,6 +205,9 @@ def adopt_cmd(
         result = adopt_content(repo, paste, sys.stdin.buffer.read())
     else:
         result = adopt(repo, list(paths or []), all_stale=all_stale)
+    if as_json:
+        emit_json(result.to_json())
+        return
     con = out()
     if result.committed is None:
         con.print("Nothing to adopt: the State Map already holds this text.")
@@ -229,40 +233,11 @@ def state_cmd(
     every: bool = typer.Option(False, "--all", help="Include TOMBSTONED entities."),
 ) -> None:
     """List entities with state, confidence, artifact, last change and STALE flag."""
-    from tinymem.etv import verify
-    from tinymem.ledger import current
-    from tinymem.records import State, entity_key
     from tinymem.repository import open_repo
+    from tinymem.statelist import state_rows
 
     repo = open_repo()
-    view = current(repo)
-    selected = _selection(repo, paths)
-    metas = [m for m in view.all_meta() if selected is None or selected(m.path)]
-    stale = verify(repo, view, [m.path for m in metas if not m.deleted]).stale_keys()
-    rows: list[dict[str, Any]] = []
-    for meta in metas:
-        for rec in sorted(meta.entities.values(), key=lambda r: (r.start, r.symbol)):
-            if rec.state is State.TOMBSTONED and not every:
-                continue
-            key = entity_key(meta.path, rec.symbol)
-            rows.append(
-                {
-                    "entity": key,
-                    "path": meta.path,
-                    "symbol": rec.symbol,
-                    "kind": rec.kind,
-                    "state": rec.state.value,
-                    "confidence": rec.confidence.value,
-                    "source": rec.source.value,
-                    "artifact": rec.artifact,
-                    "episode": rec.episode,
-                    "time": rec.time,
-                    "stale": key in stale,
-                    "reason": rec.reason,
-                    "base": rec.base,
-                    "span": [rec.start, rec.end],
-                }
-            )
+    rows = state_rows(repo, _selection(repo, paths), every=every)
     if as_json:
         emit_json({"entities": rows})
         return

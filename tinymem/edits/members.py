@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from tinymem.edits.alignment import Alignment, FileView, Target, inside, plain, signature
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.symbols import Symbol
+from tinymem.symbols.containers import line_starts
 
 __all__ = ["collect", "explode", "outside_lines", "report_outside"]
 
@@ -53,7 +54,7 @@ def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
     `return this.#getFinalMessage();`); taking the rest would drop that change silently or
     write the recovered text. Nor when a target does not parse on its own."""
     text = parsed.text
-    starts = [0, *(i + 1 for i, byte in enumerate(text) if byte == 0x0A)]
+    starts = line_starts(text)
 
     def row(offset: int) -> int:
         return bisect_right(starts, offset) - 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from tinymem.edits.normalise import EXCERPT_MARK
-from tinymem.symbols.containers import containers
+from tinymem.symbols.containers import containers, line_starts
 
 __all__ = ["file_part", "render"]
 
@@ -21,7 +21,7 @@ def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> s
     """The lines of `data` that hold `spans` (byte ranges of entities shown in full), under
     the headers and above the closers of the containers around them, `⋮` for the rest."""
     boxes = containers(language, data)
-    starts = [0, *(i + 1 for i, byte in enumerate(data) if byte == 0x0A)]
+    starts = line_starts(data)
 
     def row(offset: int) -> int:
         return bisect_right(starts, offset) - 1

@@ -23,7 +23,7 @@ from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, rank
 from tinymem.ledger import Episode
 from tinymem.records import FILE_SYMBOL, State, entity_key
-from tinymem.statemap import EntityRecord, FileMeta, StateView
+from tinymem.statemap import META, EntityRecord, FileMeta, StateView
 
 __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
@@ -67,6 +67,13 @@ class Hydration:
     stale: list[str] = field(default_factory=list)
     tokens: int = 0
     budget: int = 0
+    context: str = ""  # the user message without its [REQUEST]: what `tm serve` injects
+
+    def injected(self, conversation: list[dict[str, str]]) -> list[dict[str, str]]:
+        """A client's conversation with tm's system prompt and context in front (`tm serve`):
+        the client's messages are kept as they are."""
+        system = f"{self.messages[0]['content']}\n\n{self.context}".rstrip() + "\n"
+        return [{"role": "system", "content": system}, *conversation]
 
 
 def _signature(text: str) -> str:
@@ -77,21 +84,38 @@ def _signature(text: str) -> str:
     return text.strip().splitlines()[0][:120] if text.strip() else ""
 
 
-def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
-    out: list[Candidate] = []
+# Every live entity with its text, for the last set of file records asked about (the `meta/`
+# tree, which an ask episode leaves as it is): a long-lived process (`tm serve`) hydrates
+# each request from the same records, and reading every record and snapshot again cost a
+# third of its hydration time.
+_LAST: tuple[str, list[tuple[FileMeta, EntityRecord, str]]] | None = None
+
+
+def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, str]]:
+    global _LAST
+    records = view.subtree(META)
+    if _LAST is not None and records is not None and _LAST[0] == records:
+        return _LAST[1]
+    out: list[tuple[FileMeta, EntityRecord, str]] = []
     for meta in view.all_meta():
         if meta.deleted:
             continue
         snapshot: bytes | None = None
         for rec in meta.live_entities():
-            if entity_key(meta.path, rec.symbol) in stale:
-                continue
             if snapshot is None:
                 snapshot = view.blob(meta.snapshot)
-            out.append(
-                Candidate(meta, rec, snapshot[rec.start : rec.end].decode("utf-8", "replace"))
-            )
+            out.append((meta, rec, snapshot[rec.start : rec.end].decode("utf-8", "replace")))
+    if records is not None:
+        _LAST = (records, out)
     return out
+
+
+def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
+    return [
+        Candidate(meta, rec, text)
+        for meta, rec, text in _entities(view)
+        if not stale or entity_key(meta.path, rec.symbol) not in stale
+    ]
 
 
 def _score(
@@ -104,7 +128,7 @@ def _score(
                 t.entity for t in ep.transitions if t.to_state is State.AUTHORITATIVE
             )
     scores = rank(
-        [Doc(c.key, c.meta.path, c.rec.symbol, c.text) for c in cands],
+        [Doc(c.key, c.meta.path, c.rec.symbol, c.text, c.rec.artifact) for c in cands],
         prompt,
         files=files,
         file_symbol=FILE_SYMBOL,
@@ -150,21 +174,24 @@ def _select(
     chosen: list[Candidate] = []
     mapped: list[Candidate] = []
     left = room
+    by_path: dict[str, list[Candidate]] = {}  # chosen, per file: only those can hold `c`
     for c in cands:
-        if any(o.holds(c) for o in chosen):
+        if any(o.holds(c) for o in by_path.get(c.meta.path, ())):
             continue  # inside a container shown in full: it is already there
         cost = estimate_tokens(c.text) + 4
         if c.score <= 0 or (c.key in holders and cost > budget * LARGE_SHARE):
             mapped.append(c)  # a large container: its members come on their own
             continue
-        members = [o for o in chosen if c.holds(o)]
+        members = [o for o in by_path.get(c.meta.path, ()) if c.holds(o)]
         refund = sum(estimate_tokens(m.text) + 4 for m in members)
         if cost - refund > left:
             mapped.append(c)
             continue
         for m in members:
             chosen.remove(m)
+            by_path[c.meta.path].remove(m)
         chosen.append(c)
+        by_path.setdefault(c.meta.path, []).append(c)
         left -= cost - refund
     shown = {c.meta.path for c in chosen if c.key in holders}
     mapped = [m for m in mapped if m.meta.path not in shown or not any(o.holds(m) for o in chosen)]
@@ -232,7 +259,8 @@ def hydrate(
     sections = [notice, recent_text, state]
     if map_lines:
         sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
-    user = "".join(sections) + tail
+    context = "".join(sections)
+    user = context + tail
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     return Hydration(
         messages=messages,
@@ -241,4 +269,5 @@ def hydrate(
         stale=stale,
         tokens=estimate_tokens(system) + estimate_tokens(user),
         budget=budget,
+        context=context,
     )

@@ -102,6 +102,29 @@ class Doc:
     path: str
     symbol: str  # qualified, "." separated; FILE_SYMBOL for a file-level entity
     text: str
+    artifact: str = ""  # the text's blob id, when known: its terms are then counted once
+
+
+# Term counts by (path, symbol, artifact): the same for every prompt, and a long-lived
+# process (`tm serve`) ranks the same entities on every request. Keyed by content, so an
+# entry is never stale; cleared whole when it grows past the bound.
+_COUNTS: dict[tuple[str, str, str], tuple[Counter[str], int]] = {}
+_COUNTS_BOUND = 400_000
+
+
+def _counts(d: Doc) -> tuple[Counter[str], int]:
+    key = (d.path, d.symbol, d.artifact)
+    if d.artifact:
+        hit = _COUNTS.get(key)
+        if hit is not None:
+            return hit
+    c = Counter(terms(d.symbol) * 3 + terms(d.path) + terms(d.text))
+    found = (c, sum(c.values()))
+    if d.artifact:
+        if len(_COUNTS) >= _COUNTS_BOUND:
+            _COUNTS.clear()
+        _COUNTS[key] = found
+    return found
 
 
 @dataclass(frozen=True)
@@ -146,17 +169,16 @@ def rank(
     """Score of every doc (0 when nothing in the request points at it)."""
     req = Request.parse(prompt)
     given = frozenset(files)
-    counts = [Counter(terms(d.symbol) * 3 + terms(d.path) + terms(d.text)) for d in docs]
+    counted = [_counts(d) for d in docs]
     n = len(docs) or 1
-    avgdl = (sum(sum(c.values()) for c in counts) / n) or 1.0
+    avgdl = (sum(dl for _, dl in counted) / n) or 1.0
     df: Counter[str] = Counter()
-    for c in counts:
+    for c, _ in counted:
         df.update(c.keys() & req.terms)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
     defs = Counter(d.symbol.rsplit(".", 1)[-1] for d in docs)
     scores: dict[str, float] = {}
-    for d, c in zip(docs, counts, strict=True):
-        dl = sum(c.values())
+    for d, (c, dl) in zip(docs, counted, strict=True):
         s = 0.0
         for t in req.terms:
             f = c.get(t)

@@ -1,0 +1,91 @@
+"""`tm serve`."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)
+
+
+def serve_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback)."),
+    port: int = typer.Option(4321, "--port", min=0, max=65535, help="Port to listen on."),
+    token: str = typer.Option(
+        None,
+        "--token",
+        help="Bearer token every request must carry (needed off loopback; or TM_SERVE_TOKEN,"
+        " tinymem.serveToken).",
+    ),
+    model: str = typer.Option(None, "--model", "-m", help="litellm model (as for tm ask)."),
+    api_base: str = typer.Option(None, "--api-base", help="Endpoint URL of the model server."),
+    budget: int = typer.Option(None, "--budget", help="Prompt token budget."),
+    timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
+    accept: bool = typer.Option(
+        False,
+        "--accept",
+        help="Apply right away the proposals whose targets were hydrated in that very request"
+        " and that pass every gate (Gate B), as tm ask --accept does.",
+    ),
+    no_trailer: bool = typer.Option(
+        False, "--no-trailer", help="Do not add the one-line note of proposals to replies."
+    ),
+) -> None:
+    """Serve tm's memory and gates as an OpenAI-compatible endpoint for editors and agents.
+
+    Point any OpenAI client at http://HOST:PORT/v1: every chat request is hydrated from the
+    State Map (tm's context goes in front of the client's messages), sent through the same
+    model settings as tm ask, streamed back as it arrives, and recorded as one ask episode
+    whose code blocks become gated proposals. Also: /v1/models, /v1/user/code (adopt),
+    /health, /doctor, /state, /recent, /episodes/ID. Ctrl-C stops it; a request in flight is
+    finished and recorded first.
+    """
+    from aiohttp import web
+
+    from tinymem import config as cfg
+    from tinymem.errors import UsageError
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+    from tinymem.serve.app import make_app
+    from tinymem.serve.chat import ServeSettings
+
+    repo = open_repo()
+    current(repo)  # refuse to start in a repository without tm
+    secret = cfg.serve_token(repo.git, token)
+    if host not in LOOPBACK and not secret:
+        raise UsageError(
+            f"listening on {host} lets other machines use your model and repository; set a"
+            " bearer token with --token (or TM_SERVE_TOKEN / tinymem.serveToken)"
+        )
+    flags: dict[str, str | None] = {
+        "model": model,
+        "apiBase": api_base,
+        "budget": None if budget is None else str(budget),
+        "timeout": None if timeout is None else str(timeout),
+    }
+    values = cfg.resolve(repo.git, flags)
+    shown = values["model"].value or cfg.DEFAULT_MODEL
+    settings = ServeSettings(repo.workdir, flags, accept=accept, trailer=not no_trailer)
+    app = make_app(settings, secret)
+
+    # litellm costs ~2.5 s to import: pay it now, not in the first request.
+    import threading
+
+    from tinymem.llm import import_litellm
+
+    threading.Thread(target=import_litellm, daemon=True).start()
+
+    def said(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    said(
+        f"tm serve: http://{host}:{port}/v1 for {repo.workdir} (model {shown}"
+        f"{', token required' if secret else ''}); Ctrl-C stops"
+    )
+    web.run_app(app, host=host, port=port, print=None, shutdown_timeout=5, access_log=None)
+    said("tm serve: stopped")

@@ -1,0 +1,96 @@
+"""The read endpoints and `/v1/user/code`: each answers with the JSON of the matching
+`--json` command (`tm state`, `tm log`, `tm doctor`, `tm show`, `tm adopt`), computed by the
+same core functions. Synchronous: `app.py` runs them in worker threads."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from tinymem import __version__
+from tinymem import config as cfg
+from tinymem.errors import UsageError
+from tinymem.paths import repo_relative
+from tinymem.repository import open_repo
+from tinymem.serve.chat import ServeSettings
+
+__all__ = ["doctor", "episode", "health", "models", "recent", "state", "user_code"]
+
+RECENT_DEFAULT = 20
+
+
+def _model(settings: ServeSettings) -> str:
+    repo = open_repo(settings.workdir)
+    return cfg.resolve(repo.git, settings.flags)["model"].value or cfg.DEFAULT_MODEL
+
+
+def health(settings: ServeSettings) -> dict[str, Any]:
+    repo = open_repo(settings.workdir)
+    return {
+        "status": "ok",
+        "version": __version__,
+        "workdir": repo.workdir,
+        "state": repo.state_tip(),
+        "model": _model(settings),
+    }
+
+
+def models(settings: ServeSettings) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": [{"id": _model(settings), "object": "model", "created": 0, "owned_by": "tinymem"}],
+    }
+
+
+def state(settings: ServeSettings) -> dict[str, Any]:
+    from tinymem.statelist import state_rows
+
+    return {"entities": state_rows(open_repo(settings.workdir))}
+
+
+def recent(settings: ServeSettings, limit: str | None) -> list[dict[str, Any]]:
+    from tinymem.auditlog import log
+    from tinymem.ledger import current
+
+    try:
+        count = RECENT_DEFAULT if limit is None else int(limit)
+    except ValueError:
+        raise UsageError(f"limit must be a whole number, got {limit!r}") from None
+    repo = open_repo(settings.workdir)
+    current(repo)
+    return log(repo, None, limit=count)
+
+
+def doctor(settings: ServeSettings) -> dict[str, Any]:
+    from tinymem.doctor import doctor as run
+
+    return run(settings.workdir, flags=settings.flags).to_json()
+
+
+def episode(settings: ServeSettings, ref: str) -> dict[str, Any]:
+    """`tm show ID --json`, with `messages`: the exact messages sent (null for episodes that
+    called no model)."""
+    from tinymem.auditlog import attachment, show
+
+    repo = open_repo(settings.workdir)
+    doc = show(repo, ref)
+    doc["messages"] = None
+    if "messages.json" in doc["attachments"]:
+        doc["messages"] = json.loads(attachment(repo, ref, "messages"))
+    return doc
+
+
+def user_code(settings: ServeSettings, body: Any) -> dict[str, Any]:
+    """The user's own text for a file: written and AUTHORITATIVE at once (`tm adopt --path`)."""
+    from tinymem.adopt import adopt_content
+
+    if not isinstance(body, dict):
+        raise UsageError('the request needs a JSON body {"path": ..., "content": ...}')
+    path, content = body.get("path"), body.get("content")
+    if not isinstance(path, str) or not path.strip() or not isinstance(content, str):
+        raise UsageError('the request needs a JSON body {"path": ..., "content": ...}')
+    repo = open_repo(settings.workdir)
+    rel = repo_relative(repo.workdir, path)  # refuses `..`, absolute paths, `.git/`
+    result = adopt_content(repo, os.path.join(repo.workdir, rel), content.encode())
+    return result.to_json()
