@@ -204,7 +204,6 @@ def _converse(
     qualified = Request.parse(opts.prompt).qualified
     messages = list(prep.hydration.messages)
     everything = Outcome([], [])
-    result.outcome = None
     sent: list[RepairItem] = []
     for number in range(prep.repair + 1):
         rnd = Round(number, list(messages))

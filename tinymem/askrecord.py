@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from typing import Any
 
 from tinymem.ask import AskOptions, AskResult, Round
@@ -75,8 +76,6 @@ def _save_unrecorded(repo: Repo, opts: AskOptions, result: AskResult) -> str:
 def _fresh_ids(proposals: list[Proposal], taken: set[str], writer: ObjectWriter) -> None:
     """Another tm may have recorded a proposal with one of these ids since they were drawn:
     draw again, and keep the repair links pointing at the right records."""
-    import secrets
-
     ours = {p.id for p in proposals}
     for p in proposals:
         if p.id not in taken:

@@ -285,3 +285,24 @@ def test_token_is_required_off_loopback_and_checked(repo: Path, server: ModelSer
         assert status == 401 and (repo / "app.py").read_text() == PY_APP
     finally:
         _stop(s)
+
+
+def test_sigterm_mid_request_finishes_and_records_it(repo: Path, server: ModelServer) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+    s = _start(repo, server)
+    server.add(ScriptedReply(text=REPLY, chunk_size=4, chunk_delay=0.05))
+    stream = s.client().chat.completions.create(
+        model="x", messages=[{"role": "user", "content": "add v to fetch_user"}], stream=True
+    )
+    iterator = iter(stream)
+    next(iterator)  # the stream has begun
+    s.process.send_signal(signal.SIGTERM)
+    _, err = s.process.communicate(timeout=60)
+    assert s.process.returncode == 0, err
+    assert "Traceback" not in err
+    (ask,) = _asks(repo)  # recorded whole, not half
+    assert tm(repo, "show", ask["episode"], "--response").stdout == REPLY
+    assert tm(repo, "rebuild").returncode == 0
+    assert not (repo / ".git" / "tinymem" / "unrecorded").exists()

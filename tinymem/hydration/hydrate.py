@@ -43,12 +43,16 @@ def estimate_tokens(text: str) -> int:
 class Candidate:
     meta: FileMeta
     rec: EntityRecord
-    text: str
+    doc: Doc  # what ranking reads: key, path, symbol, text
     score: float = 0.0
 
     @property
     def key(self) -> str:
-        return entity_key(self.meta.path, self.rec.symbol)
+        return self.doc.key
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
 
     def holds(self, other: Candidate) -> bool:
         return (
@@ -88,15 +92,15 @@ def _signature(text: str) -> str:
 # tree, which an ask episode leaves as it is): a long-lived process (`tm serve`) hydrates
 # each request from the same records, and reading every record and snapshot again cost a
 # third of its hydration time.
-_LAST: tuple[str, list[tuple[FileMeta, EntityRecord, str]]] | None = None
+_LAST: tuple[str, list[tuple[FileMeta, EntityRecord, Doc]]] | None = None
 
 
-def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, str]]:
+def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, Doc]]:
     global _LAST
     records = view.subtree(META)
     if _LAST is not None and records is not None and _LAST[0] == records:
         return _LAST[1]
-    out: list[tuple[FileMeta, EntityRecord, str]] = []
+    out: list[tuple[FileMeta, EntityRecord, Doc]] = []
     for meta in view.all_meta():
         if meta.deleted:
             continue
@@ -104,7 +108,9 @@ def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, str]]:
         for rec in meta.live_entities():
             if snapshot is None:
                 snapshot = view.blob(meta.snapshot)
-            out.append((meta, rec, snapshot[rec.start : rec.end].decode("utf-8", "replace")))
+            text = snapshot[rec.start : rec.end].decode("utf-8", "replace")
+            key = entity_key(meta.path, rec.symbol)
+            out.append((meta, rec, Doc(key, meta.path, rec.symbol, text, rec.artifact)))
     if records is not None:
         _LAST = (records, out)
     return out
@@ -112,9 +118,9 @@ def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, str]]:
 
 def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
     return [
-        Candidate(meta, rec, text)
-        for meta, rec, text in _entities(view)
-        if not stale or entity_key(meta.path, rec.symbol) not in stale
+        Candidate(meta, rec, doc)
+        for meta, rec, doc in _entities(view)
+        if not stale or doc.key not in stale
     ]
 
 
@@ -128,7 +134,7 @@ def _score(
                 t.entity for t in ep.transitions if t.to_state is State.AUTHORITATIVE
             )
     scores = rank(
-        [Doc(c.key, c.meta.path, c.rec.symbol, c.text, c.rec.artifact) for c in cands],
+        [c.doc for c in cands],
         prompt,
         files=files,
         file_symbol=FILE_SYMBOL,

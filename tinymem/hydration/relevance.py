@@ -178,6 +178,8 @@ def rank(
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
     defs = Counter(d.symbol.rsplit(".", 1)[-1] for d in docs)
     scores: dict[str, float] = {}
+    # What depends on the path alone, once per file rather than once per entity.
+    per_path: dict[str, tuple[bool, float]] = {}
     for d, (c, dl) in zip(docs, counted, strict=True):
         s = 0.0
         for t in req.terms:
@@ -191,12 +193,20 @@ def rank(
             named = _file_named(d.path, req, given)
             plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named
             s += (10 if plain_word else 100) / defs[last]
-        if _file_named(d.path, req, given):
+        path = per_path.get(d.path)
+        if path is None:
+            top = d.path.split("/", 1)[0]
+            boost = (
+                1.5
+                if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt)
+                else 1.0
+            )
+            path = per_path[d.path] = (
+                _file_named(d.path, req, given),
+                boost * (0.25 if vendored(d.path) else 1.0),
+            )
+        in_named_file, factor = path
+        if in_named_file:
             s += 30
-        top = d.path.split("/", 1)[0]
-        if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt):
-            s *= 1.5
-        if vendored(d.path):
-            s *= 0.25
-        scores[d.key] = s
+        scores[d.key] = s * factor
     return scores

@@ -89,9 +89,9 @@ def _chunk(ident: str, model: str, delta: dict[str, str], finish: str | None) ->
     return f"data: {json.dumps(doc, ensure_ascii=False)}\n\n".encode()
 
 
-def _model_name(body: Any, outcome: ChatOutcome | None) -> str:
-    if outcome is not None:
-        return outcome.result.prepared.model
+def _model_name(body: Any) -> str:
+    """The model a chunk names: the client's own word for it (chunks go out before tm's
+    settings are resolved in the worker)."""
     requested = body.get("model") if isinstance(body, dict) else None
     return requested if isinstance(requested, str) else "tinymem"
 
@@ -154,7 +154,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
     await response.prepare(request)
-    model = _model_name(body, None)
+    model = _model_name(body)
     await response.write(_chunk(ident, model, {"role": "assistant", "content": ""}, None))
     for piece in pending:
         await response.write(_chunk(ident, model, {"content": piece}, None))

@@ -54,15 +54,17 @@ class Container:
     closer: int | None  # the row of its closing line, when that line is only a closer
 
 
-def line_starts(data: bytes) -> list[int]:
+@lru_cache(maxsize=64)
+def line_starts(data: bytes) -> tuple[int, ...]:
     """The offset of every line of `data` (one `find` per line, not a Python step per byte:
-    that was a quarter of a prompt's hydration time on a large file)."""
+    that was a quarter of a prompt's hydration time on a large file); cached, since
+    rendering a file asks again right after `containers` did."""
     starts = [0]
     at = data.find(b"\n")
     while at != -1:
         starts.append(at + 1)
         at = data.find(b"\n", at + 1)
-    return starts
+    return tuple(starts)
 
 
 @lru_cache(maxsize=32)
