@@ -125,7 +125,11 @@ def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
 
 
 def _score(
-    cands: list[Candidate], prompt: str, files: list[str], recent: list[tuple[str, Episode]]
+    cands: list[Candidate],
+    prompt: str,
+    files: list[str],
+    recent: list[tuple[str, Episode]],
+    names: frozenset[str],
 ) -> None:
     recent_keys: set[str] = set()
     for _, ep in recent:
@@ -147,7 +151,6 @@ def _score(
         if c.key in recent_keys:
             c.score += 20
     # Neighbours: what the strongest matches call or mention comes next.
-    names = {c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL}
     referenced: set[str] = set()
     for c in cands:
         if c.score >= 100:
@@ -156,6 +159,27 @@ def _score(
         if c.rec.symbol.rsplit(".", 1)[-1] in referenced:
             c.score += 15
     cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
+
+
+# (holders, names) of the last candidates: what depends only on the entities, not on the
+# prompt, for the same file records and STALE set (`tm serve`: every request).
+_DERIVED: tuple[tuple[str, tuple[str, ...]], tuple[frozenset[str], frozenset[str]]] | None = None
+
+
+def _derived(
+    view: StateView, stale: list[str], cands: list[Candidate]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The keys of containers among the candidates, and every entity's last name part."""
+    global _DERIVED
+    records = view.subtree(META)
+    key = (records or "", tuple(stale))
+    if records is not None and _DERIVED is not None and _DERIVED[0] == key:
+        return _DERIVED[1]
+    holders = frozenset(_containers(cands))
+    names = frozenset(c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL)
+    if records is not None:
+        _DERIVED = (key, (holders, names))
+    return holders, names
 
 
 def _containers(cands: list[Candidate]) -> set[str]:
@@ -173,10 +197,9 @@ def _containers(cands: list[Candidate]) -> set[str]:
 
 
 def _select(
-    cands: list[Candidate], room: int, budget: int
+    cands: list[Candidate], room: int, budget: int, holders: frozenset[str]
 ) -> tuple[list[Candidate], list[Candidate]]:
     """(shown in full, listed by signature), both in relevance order."""
-    holders = _containers(cands)
     chosen: list[Candidate] = []
     mapped: list[Candidate] = []
     left = room
@@ -204,8 +227,9 @@ def _select(
     return chosen, mapped
 
 
-def _state_section(chosen: list[Candidate], view: StateView) -> str:
-    """One block per file, files in the order of their most relevant entity."""
+def _state_section(chosen: list[Candidate], view: StateView, read: dict[str, bytes]) -> str:
+    """One block per file, files in the order of their most relevant entity. `read` keeps
+    the snapshots already read: the section is rendered again while it does not fit."""
     by_path: dict[str, list[Candidate]] = {}
     for c in chosen:
         by_path.setdefault(c.meta.path, []).append(c)
@@ -213,7 +237,9 @@ def _state_section(chosen: list[Candidate], view: StateView) -> str:
     for path, group in by_path.items():
         meta = group[0].meta
         group.sort(key=lambda c: c.rec.start)
-        data = view.blob(meta.snapshot)
+        data = read.get(meta.snapshot)
+        if data is None:
+            data = read[meta.snapshot] = view.blob(meta.snapshot)
         spans = [(c.rec.start, c.rec.end) for c in group]
         parts.append(file_part(path, meta.language, data, spans, [c.key for c in group]))
     return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
@@ -233,20 +259,22 @@ def hydrate(
     one follow-up in the same conversation) still fits it."""
     stale = sorted(etv.stale_keys())
     cands = _candidates(view, set(stale))
-    _score(cands, prompt, files, recent)
+    holders, names = _derived(view, stale, cands)
+    _score(cands, prompt, files, recent, names)
     system = system_prompt()
     tail = f"\n[REQUEST]\n{prompt}\n"
     notice = state_notice(stale)
     recent_text = recent_window(recent)
     fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
     room = budget - fixed - reserve
-    chosen, mapped = _select(cands, room, budget)
-    state = _state_section(chosen, view)
+    chosen, mapped = _select(cands, room, budget, holders)
+    read: dict[str, bytes] = {}
+    state = _state_section(chosen, view, read)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
     # entity until the rendered state fits.
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
-        state = _state_section(chosen, view)
+        state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
     map_lines: list[str] = []
     map_keys: list[str] = []

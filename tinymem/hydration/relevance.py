@@ -172,9 +172,7 @@ def rank(
     counted = [_counts(d) for d in docs]
     n = len(docs) or 1
     avgdl = (sum(dl for _, dl in counted) / n) or 1.0
-    df: Counter[str] = Counter()
-    for c, _ in counted:
-        df.update(c.keys() & req.terms)
+    df = Counter({t: sum(1 for c, _ in counted if t in c) for t in req.terms})
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
     defs = Counter(d.symbol.rsplit(".", 1)[-1] for d in docs)
     scores: dict[str, float] = {}
