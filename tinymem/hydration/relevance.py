@@ -159,6 +159,51 @@ def _file_named(path: str, req: Request, files: frozenset[str]) -> bool:
     return path in files or path in req.paths or path.rsplit("/", 1)[-1] in req.paths
 
 
+@dataclass
+class _Index:
+    """What ranking needs of a set of docs whatever the prompt: their term counts, the
+    statistics BM25 takes, and which docs hold a term, end in a name or sit in a file."""
+
+    counted: list[tuple[Counter[str], int]]
+    avgdl: float
+    defs: Counter[str]  # last name part -> how many docs define it
+    by_term: dict[str, list[int]]
+    by_last: dict[str, list[int]]
+    by_path: dict[str, list[int]]
+
+
+# The index of the last docs ranked: a long-lived process (`tm serve`) ranks the same
+# entities on every request, and only those sharing something with the prompt are scored.
+_INDEX: tuple[tuple[str, ...], _Index] | None = None
+
+
+def _index(docs: Sequence[Doc]) -> _Index:
+    global _INDEX
+    ident = tuple(f"{d.key}\0{d.artifact}" for d in docs)
+    if _INDEX is not None and _INDEX[0] == ident and all(d.artifact for d in docs):
+        return _INDEX[1]
+    counted = [_counts(d) for d in docs]
+    by_term: dict[str, list[int]] = {}
+    by_last: dict[str, list[int]] = {}
+    by_path: dict[str, list[int]] = {}
+    for i, (d, (c, _)) in enumerate(zip(docs, counted, strict=True)):
+        for t in c:
+            by_term.setdefault(t, []).append(i)
+        by_last.setdefault(d.symbol.rsplit(".", 1)[-1], []).append(i)
+        by_path.setdefault(d.path, []).append(i)
+    n = len(docs) or 1
+    index = _Index(
+        counted,
+        (sum(dl for _, dl in counted) / n) or 1.0,
+        Counter({last: len(found) for last, found in by_last.items()}),
+        by_term,
+        by_last,
+        by_path,
+    )
+    _INDEX = (ident, index)
+    return index
+
+
 def rank(
     docs: Sequence[Doc],
     prompt: str,
@@ -169,16 +214,28 @@ def rank(
     """Score of every doc (0 when nothing in the request points at it)."""
     req = Request.parse(prompt)
     given = frozenset(files)
-    counted = [_counts(d) for d in docs]
+    index = _index(docs)
     n = len(docs) or 1
-    avgdl = (sum(dl for _, dl in counted) / n) or 1.0
-    df = Counter({t: sum(1 for c, _ in counted if t in c) for t in req.terms})
+    avgdl = index.avgdl
+    df = {t: len(index.by_term.get(t, ())) for t in req.terms}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
-    defs = Counter(d.symbol.rsplit(".", 1)[-1] for d in docs)
-    scores: dict[str, float] = {}
+    defs = index.defs
+    scores = dict.fromkeys((d.key for d in docs), 0.0)
+    # Only docs that share a term, a name or a named file with the request can score.
+    named_files = [p for p in index.by_path if _file_named(p, req, given)]
+    lasts = set(req.words) | {q.rsplit(".", 1)[-1] for q in req.qualified}
+    pointed: set[int] = set()
+    for t in req.terms:
+        pointed.update(index.by_term.get(t, ()))
+    for last in lasts:
+        pointed.update(index.by_last.get(last, ()))
+    for named_file in named_files:
+        pointed.update(index.by_path[named_file])
     # What depends on the path alone, once per file rather than once per entity.
     per_path: dict[str, tuple[bool, float]] = {}
-    for d, (c, dl) in zip(docs, counted, strict=True):
+    for i in pointed:
+        d = docs[i]
+        c, dl = index.counted[i]
         s = 0.0
         for t in req.terms:
             f = c.get(t)
