@@ -90,11 +90,15 @@ def _stop(served: Served) -> str:
     return err
 
 
-@pytest.fixture
-def served(repo: Path, server: ModelServer) -> Iterator[Served]:
+def _init(repo: Path) -> None:
     write(repo, "app.py", PY_APP)
     git(repo, "add", ".")
     assert tm(repo, "init").returncode == 0
+
+
+@pytest.fixture
+def served(repo: Path, server: ModelServer) -> Iterator[Served]:
+    _init(repo)
     s = _start(repo, server)
     yield s
     _stop(s)
@@ -255,9 +259,7 @@ def test_eight_concurrent_requests_lose_no_episode(served: Served) -> None:
 
 
 def test_accept_applies_what_gate_b_allows(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    _init(repo)
     s = _start(repo, server, "--accept", "--no-trailer")
     try:
         server.add(REPLY)
@@ -271,9 +273,7 @@ def test_accept_applies_what_gate_b_allows(repo: Path, server: ModelServer) -> N
 
 
 def test_token_is_required_off_loopback_and_checked(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    _init(repo)
     refused = tm(repo, "serve", "--host", "0.0.0.0", "--port", str(_free_port()))
     assert refused.returncode == 2 and "--token" in refused.stderr
     s = _start(repo, server, "--token", "s3cret")
@@ -288,9 +288,7 @@ def test_token_is_required_off_loopback_and_checked(repo: Path, server: ModelSer
 
 
 def test_sigterm_mid_request_finishes_and_records_it(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    _init(repo)
     s = _start(repo, server)
     server.add(ScriptedReply(text=REPLY, chunk_size=4, chunk_delay=0.05))
     stream = s.client().chat.completions.create(

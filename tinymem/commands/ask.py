@@ -59,13 +59,8 @@ def ask_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
-    flags: dict[str, str | None] = {
-        "model": model,
-        "apiBase": api_base,
-        "budget": None if budget is None else str(budget),
-        "timeout": None if timeout is None else str(timeout),
-        "repair": None if repair is None else str(repair),
-    }
+    flags = model_flags(model, api_base, budget, timeout)
+    flags["repair"] = None if repair is None else str(repair)
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
     if dry_run:
         prep = prepare(repo, opts)
@@ -183,6 +178,18 @@ def ask_cmd(
             verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
             con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
     con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")
+
+
+def model_flags(
+    model: str | None, api_base: str | None, budget: int | None, timeout: int | None
+) -> dict[str, str | None]:
+    """The model settings given as flags (None: not given), for `config.resolve`."""
+    return {
+        "model": model,
+        "apiBase": api_base,
+        "budget": None if budget is None else str(budget),
+        "timeout": None if timeout is None else str(timeout),
+    }
 
 
 def _repair_line(number: int, items: list[RepairItem]) -> str:

@@ -48,6 +48,7 @@ def serve_cmd(
     from aiohttp import web
 
     from tinymem import config as cfg
+    from tinymem.commands.ask import model_flags
     from tinymem.errors import UsageError
     from tinymem.ledger import current
     from tinymem.repository import open_repo
@@ -62,12 +63,7 @@ def serve_cmd(
             f"listening on {host} lets other machines use your model and repository; set a"
             " bearer token with --token (or TM_SERVE_TOKEN / tinymem.serveToken)"
         )
-    flags: dict[str, str | None] = {
-        "model": model,
-        "apiBase": api_base,
-        "budget": None if budget is None else str(budget),
-        "timeout": None if timeout is None else str(timeout),
-    }
+    flags = model_flags(model, api_base, budget, timeout)
     values = cfg.resolve(repo.git, flags)
     shown = values["model"].value or cfg.DEFAULT_MODEL
     settings = ServeSettings(repo.workdir, flags, accept=accept, trailer=not no_trailer)
