@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any
 
 from tinymem import config as cfg
 from tinymem.edits.proposals import Outcome, build
@@ -79,7 +78,6 @@ class Round:
     call: CallResult | None = None
     error: ModelError | None = None
     proposals: list[Proposal] = field(default_factory=list)  # made from this reply
-    refused: list[dict[str, Any]] = field(default_factory=list)
     sent_back: list[RepairItem] = field(default_factory=list)  # what the next round asks
     follow_up: FollowUp | None = None  # the message that opened the next round
 
@@ -250,7 +248,6 @@ def _converse(
             p.round = number
         fresh = link(outcome.proposals, sent, everything.proposals)
         rnd.proposals = fresh
-        rnd.refused = [dict(r) for r in outcome.refused]
         everything.proposals.extend(fresh)
         everything.refused.extend(outcome.refused)
         if rnd.call.aborted:
