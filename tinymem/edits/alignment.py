@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tinymem.edits.normalise import container_headers
 from tinymem.symbols import Symbol
@@ -65,7 +66,18 @@ def leaf(name: str) -> str:
     return plain(name).rsplit(".", 1)[-1]
 
 
-def inside(outer: Symbol, inner: Symbol) -> bool:
+class Span(Protocol):
+    """Anything with a byte span: a block's Symbol, a State Map EntityRecord."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+def inside(outer: Span, inner: Span) -> bool:
+    """`inner` lies within `outer` and is not `outer` itself."""
     return (
         outer.start <= inner.start
         and inner.end <= outer.end

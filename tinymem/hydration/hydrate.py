@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
@@ -55,12 +56,7 @@ class Candidate:
         return self.doc.text
 
     def holds(self, other: Candidate) -> bool:
-        return (
-            self.meta.path == other.meta.path
-            and self.rec.start <= other.rec.start
-            and other.rec.end <= self.rec.end
-            and (self.rec.start, self.rec.end) != (other.rec.start, other.rec.end)
-        )
+        return self.meta.path == other.meta.path and inside(self.rec, other.rec)
 
 
 @dataclass

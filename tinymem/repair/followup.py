@@ -12,11 +12,12 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from tinymem.edits.alignment import leaf
+from tinymem.edits.alignment import inside, leaf
 from tinymem.edits.normalise import parse_block
 from tinymem.edits.patches import apply_edit
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.hydrate import estimate_tokens
+from tinymem.hydration.relevance import Request
 from tinymem.proposalrecords import Proposal
 from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repair.triage import RepairItem
@@ -25,7 +26,6 @@ from tinymem.statemap import EntityRecord, FileMeta, StateView
 __all__ = ["FollowUp", "follow_up"]
 
 _LINE = re.compile(r"\bat line (\d+)")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 QUOTE_AROUND = 2  # lines of the block quoted on each side of the one a syntax error names
 AIMED_AROUND = 8  # lines of the file shown on each side of where a failed hunk was aimed
 WHOLE_FILE_TOKENS = 1500  # a file with no entity to show is shown whole up to this size
@@ -164,7 +164,7 @@ def _current(p: Proposal, block: str, view: StateView, shown: dict[str, str]) ->
             names = ", ".join(r.symbol for r in live if "." not in r.symbol)[:600]
             return f"   {p.path} defines: {names}\n" if names else ""
         records = sorted(
-            (r for r in live if not any(_holds(o, r) for o in live)), key=lambda r: r.start
+            (r for r in live if not any(inside(o, r) for o in live)), key=lambda r: r.start
         )
         if not records:
             return ""
@@ -180,14 +180,6 @@ def _current(p: Proposal, block: str, view: StateView, shown: dict[str, str]) ->
     return "   Its current text (authoritative):\n" + text
 
 
-def _holds(outer: EntityRecord, inner: EntityRecord) -> bool:
-    return (
-        outer.start <= inner.start
-        and inner.end <= outer.end
-        and (outer.start, outer.end) != (inner.start, inner.end)
-    )
-
-
 def _targets(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
     """The file's entities the block aimed at: those it changes, and every entity that
     shares a name with a definition in it (the candidates of an ambiguous member)."""
@@ -198,10 +190,10 @@ def _targets(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
         if not leaves:
             # Too broken to read definitions: the names on its first line still say which.
             first = next((line for line in block.splitlines() if line.strip()), "")
-            leaves = set(_WORD.findall(first))
+            leaves = set(Request.parse(first).words)
         wanted |= {name for name in live if leaf(name) in leaves}
     chosen = [live[name] for name in wanted]
-    chosen = [r for r in chosen if not any(_holds(o, r) for o in chosen)]
+    chosen = [r for r in chosen if not any(inside(o, r) for o in chosen)]
     return sorted(chosen, key=lambda r: r.start)
 
 
