@@ -246,7 +246,7 @@ def build_corpus(dest: Path, packages: Sequence[str]) -> dict[str, Any]:
             raise SystemExit(f"package {name} is not installed in {SITE}")
         shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     files = [p for p in dest.rglob("*") if p.is_file()]
-    must(["git", "init", "-q"], dest)
+    must(["git", "init", "-q", "-b", "main"], dest)
     must(["git", "add", "-A"], dest)
     must(["git", "commit", "-qm", "import"], dest)
     t = must([TM, "init", "-q"], dest).seconds

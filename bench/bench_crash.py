@@ -98,7 +98,8 @@ def _seed(where: Path, env: dict[str, str], kind: str, server: ModelServer) -> P
     for path, text in FILES.items():
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
         (repo / path).write_text(text)
-    for argv in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "base"]):
+    init = ["git", "init", "-q", "-b", "main"]
+    for argv in (init, ["git", "add", "."], ["git", "commit", "-qm", "base"]):
         _run(argv, repo, env)
     assert _run([*_tm(env), "init", "-q"], repo, env).returncode == 0
     if kind == "accept":

@@ -12,7 +12,7 @@ Builds two repositories in a temporary directory (never inside the project):
 Both are repacked (`git repack -adq`) after the commit, like a fresh clone. Generation is not
 timed. On each repository it measures, against baselines taken in the same run:
 
-  init      `tm init -q` wall time (fresh state each run: refs/tinymem/state, .git/tinymem/ and
+  init      `tm init -q` wall time (fresh state each run: refs/tinymem/heads/main, .git/tinymem/ and
             every object file tm added are removed between runs) vs `ctags -R -f TMP .`, in
             pairs run side by side (5; the order alternates), ratio of the medians;
   adopt     change one Python function's body, then `tm adopt FILE` (absolute; target 0.3 s),
@@ -430,7 +430,7 @@ def warm_bytecode(base: Path) -> None:
     compiled them (~1 s on this machine) and the median of the init runs paid half of that."""
     repo = base / "warm-up"
     repo.mkdir()
-    git(repo, "init", "-q")
+    git(repo, "init", "-q", "-b", "main")
     samples = {
         "py": "def f():\n    return 1\n", "js": "function f() { return 1; }\n",
         "ts": "export function f(): number { return 1; }\n", "go": "package a\nfunc F() {}\n",
@@ -461,7 +461,7 @@ def object_files(repo: Path) -> set[Path]:
 
 def reset_tm(repo: Path, before_objects: set[Path]) -> None:
     """Back to "never initialized": state ref, cache dir and every object file tm wrote."""
-    run(["git", "update-ref", "-d", "refs/tinymem/state"], repo)
+    run(["git", "update-ref", "-d", "refs/tinymem/heads/main"], repo)
     shutil.rmtree(repo / ".git" / "tinymem", ignore_errors=True)
     for p in object_files(repo) - before_objects:
         p.unlink()
@@ -542,7 +542,7 @@ def bench_repo(label: str, repo: Path, args: argparse.Namespace, bugs: list[str]
     if inits[-1].rc != 0:
         res["error"] = "tm init failed"
         return res
-    ls = run(["git", "ls-tree", "-r", "--name-only", "refs/tinymem/state", "entities"], repo)
+    ls = run(["git", "ls-tree", "-r", "--name-only", "refs/tinymem/heads/main", "entities"], repo)
     res["entities"] = ls.stdout.count(b"\n")
 
     # ---- Python start-up floor: the bare interpreter, and tm doing nothing

@@ -73,7 +73,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
     """An empty git work tree (no commits)."""
     path = tmp_path / "work"
     path.mkdir()
-    git(path, "init", "-q")
+    git(path, "init", "-q", "-b", "main")
     yield path
 
 

@@ -71,7 +71,7 @@ def test_hand_edit_after_ask_blocks_until_overwrite_stale(repo: Path, server: Mo
     proc = tm(repo, "accept", pid, "--overwrite-stale", "app.py::fetch_user")
     assert proc.returncode == 0, proc.stderr
     assert "retries=3" in (repo / "app.py").read_text()
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     saved = episode["details"]["overwritten"]["app.py::fetch_user"]
     assert f"git cat-file -p {saved}" in proc.stdout  # the one command that recovers it
     assert (
@@ -180,7 +180,7 @@ def test_whole_file_never_overwrites_a_hand_edit_outside_definitions(
     proc = tm(repo, "accept", pid, "--overwrite-stale", "app.py")
     assert proc.returncode == 0, proc.stderr
     assert (repo / "app.py").read_text() == whole
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     saved = episode["details"]["overwritten"]["app.py"]
     assert git(repo, "cat-file", "-p", saved) == hand
 

@@ -37,11 +37,11 @@ def test_adopt_supersedes_adds_and_tombstones(repo: Path) -> None:
     assert ents["gone.py::gone"]["state"] == "TOMBSTONED"
     assert ents["new.py::fresh"]["state"] == "AUTHORITATIVE"
     assert ents["app.py::Client.get"]["source"] == "disk"  # unchanged entities keep their record
-    meta = json.loads(git(repo, "show", "refs/tinymem/state:meta/app.py"))
+    meta = json.loads(git(repo, "show", "refs/tinymem/heads/main:meta/app.py"))
     assert meta["entities"]["fetch_user"]["superseded"] == [before]
     # Superseded and tombstoned artifacts stay in the vault.
     assert git(repo, "cat-file", "-t", str(before)).strip() == "blob"
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     moves = {(t["entity"], t["from"], t["to"]) for t in episode["transitions"]}
     assert ("app.py::fetch_user", "AUTHORITATIVE", "SUPERSEDED") in moves
     assert ("app.py::fetch_user", None, "AUTHORITATIVE") in moves
@@ -59,7 +59,7 @@ def test_adopt_pasted_content_from_stdin(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (repo / "a.py").read_text() == "def a():\n    return 'pasted'\n"
     assert "saved in the vault" in proc.stdout
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     saved = episode["details"]["previous_disk_text"]["previous-disk-text"]
     assert git(repo, "cat-file", "-p", saved) == "def a():\n    return 'hand edit'\n"
     assert tm(repo, "status", "--check").returncode == 0
@@ -102,7 +102,7 @@ def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
         stdout, stderr = p.communicate(timeout=120)
         assert p.returncode == 0, stderr
         outputs.append(stdout)
-    kinds = git(repo, "log", "--format=%s", "refs/tinymem/state").splitlines()
+    kinds = git(repo, "log", "--format=%s", "refs/tinymem/heads/main").splitlines()
     assert sum(1 for k in kinds if k.startswith("tm adopt")) == 8, (kinds, outputs)
     assert len(kinds) == 9
     ents = _entities(repo)

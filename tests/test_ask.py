@@ -16,6 +16,9 @@ from tests.modelserver import ModelServer, ScriptedReply
 REPLY = """Here is the retry:
 
 ```python path=app.py
+STATE = "refs/tinymem/heads/main"
+
+
 def fetch_user(uid, retries=3):
     for _ in range(retries):
         return {"id": uid}
@@ -39,13 +42,13 @@ def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer
     sent = server.chat_requests[0].body["messages"]
     assert "app.py::fetch_user" in sent[1]["content"]  # hydrated with its key
     assert "add a retry to fetch_user" in sent[1]["content"]
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["kind"] == "ask"
-    stored = json.loads(git(repo, "show", "refs/tinymem/state:episode/messages.json"))
+    stored = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/messages.json"))
     assert stored == sent  # the exact messages sent are kept
-    assert git(repo, "show", "refs/tinymem/state:episode/response.txt") == REPLY
+    assert git(repo, "show", "refs/tinymem/heads/main:episode/response.txt") == REPLY
     (pid,) = episode["proposals"]
-    prop = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}/proposal.json"))
+    prop = json.loads(git(repo, "show", f"refs/tinymem/heads/main:proposals/{pid}/proposal.json"))
     assert prop["confidence"] == "CONFIRMED"
     assert prop["gates"]["A"] == "pass" and prop["gates"]["ETV"] == "pass"
     assert prop["hydrated"] is True
@@ -80,7 +83,7 @@ def test_dry_run_sends_nothing_and_is_deterministic(repo: Path, server: ModelSer
     assert a.stdout == b.stdout
     assert "tokens (estimate)" in a.stdout
     assert server.requests == []
-    assert git(repo, "rev-list", "--count", "refs/tinymem/state").strip() == "1"
+    assert git(repo, "rev-list", "--count", "refs/tinymem/heads/main").strip() == "1"
 
 
 def test_stale_entity_is_excluded_and_blocks(repo: Path, server: ModelServer) -> None:
@@ -112,7 +115,7 @@ def test_model_failures_are_one_sentence_and_recorded(
     assert proc.returncode == code, proc.stderr
     assert needle in proc.stderr
     assert "Traceback" not in proc.stderr
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["outcome"] == "failed"
 
 
@@ -183,7 +186,9 @@ def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) ->
     proc = tm_ask(repo, server, "x", env={"TM_MAX_REPLY": "1000"})
     assert proc.returncode == 9 and "passed 1000 characters" in proc.stderr
     outcomes = [
-        json.loads(git(repo, "show", f"refs/tinymem/state~{n}:episode/episode.json"))["outcome"]
+        json.loads(git(repo, "show", f"refs/tinymem/heads/main~{n}:episode/episode.json"))[
+            "outcome"
+        ]
         for n in range(3)
     ]
     assert outcomes == ["failed", "failed", "failed"]
@@ -217,9 +222,9 @@ def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> N
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["outcome"] == "aborted"
-    partial = git(repo, "show", "refs/tinymem/state:episode/response.txt")
+    partial = git(repo, "show", "refs/tinymem/heads/main:episode/response.txt")
     assert 0 < len(partial) < 400
 
 

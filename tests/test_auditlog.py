@@ -168,7 +168,7 @@ def build_history(path: Path, mp: pytest.MonkeyPatch) -> History:
         requests = [r.body["messages"] for r in server.chat_requests]
     (path / "util.py").unlink()
     assert adopt(repo, ["util.py"]).committed is not None
-    commits = git(path, "rev-list", "--reverse", "refs/tinymem/state").split()
+    commits = git(path, "rev-list", "--reverse", "refs/tinymem/heads/main").split()
     episodes = [json.loads(git(path, "show", f"{c}:episode/episode.json"))["id"] for c in commits]
     return History(path, commits, episodes, pids, requests)
 
@@ -209,7 +209,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
         clear_model_env(mp)
         repo = tmp_path_factory.mktemp("history") / "work"
         repo.mkdir()
-        git(repo, "init", "-q")
+        git(repo, "init", "-q", "-b", "main")
         history = build_history(repo, mp)
     yield history
 
@@ -244,6 +244,7 @@ def _entry(**fields: Any) -> dict[str, Any]:
     base = {
         "commit": None,
         "episode": None,
+        "branch": "main",
         "time": "T",
         "kind": None,
         "who": "Test User <test@example.com>",
@@ -641,4 +642,6 @@ def test_formats_doc_lists_every_exit_code() -> None:
 def test_formats_doc_lists_every_log_key(history: History) -> None:
     documented = re.findall(r"^\| `(\w+)` \|", _section("### `tm log --json`"), re.M)
     (entry, *_) = tma_json(history.repo, "log", "-n", "1")
-    assert documented == list(entry)
+    assert documented == [*entry, "branches"]
+    (every, *_) = tma_json(history.repo, "log", "-n", "1", "--all-branches")
+    assert documented == list(every)

@@ -36,12 +36,12 @@ def test_init_in_repository_without_commits_imports_tracked_files(repo: Path) ->
     assert git(repo, "rev-parse", "--verify", "-q", "HEAD", check=False) == ""
     assert git(repo, "diff", "--cached", "--name-only").split() == ["README.md", "app.py"]
     # Readable with plain git.
-    assert git(repo, "show", "refs/tinymem/state:files/app.py") == PY_APP
-    body = git(repo, "show", "refs/tinymem/state:entities/app.py/fetch_user")
+    assert git(repo, "show", "refs/tinymem/heads/main:files/app.py") == PY_APP
+    body = git(repo, "show", "refs/tinymem/heads/main:entities/app.py/fetch_user")
     assert body == 'def fetch_user(uid):\n    return {"id": uid}'
-    meta = json.loads(git(repo, "show", "refs/tinymem/state:meta/app.py"))
+    meta = json.loads(git(repo, "show", "refs/tinymem/heads/main:meta/app.py"))
     assert meta["entities"]["Client.get"]["state"] == "AUTHORITATIVE"
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["kind"] == "init"
     assert {"entity": "app.py::fetch_user", "from": None, "to": "AUTHORITATIVE"}.items() <= (
         episode["transitions"][1].items()
@@ -53,16 +53,16 @@ def test_init_is_idempotent_and_imports_only_new_tracked_files(repo: Path) -> No
     git(repo, "add", "a.py")
     git(repo, "commit", "-qm", "a")
     assert tm(repo, "init").returncode == 0
-    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     again = tm(repo, "init")
     assert again.returncode == 0
     assert "already initialized" in again.stdout
-    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main").strip() == tip
     write(repo, "b.py", "def b():\n    return 2\n")
     git(repo, "add", "b.py")
     third = tm(repo, "init")
     assert "Imported 1 tracked files" in third.stdout
-    assert git(repo, "rev-list", "--count", "refs/tinymem/state").strip() == "2"
+    assert git(repo, "rev-list", "--count", "refs/tinymem/heads/main").strip() == "2"
 
 
 def test_init_refuses_outside_a_work_tree_and_in_a_bare_repository(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_binary_oversize_and_unparsable_files(repo: Path) -> None:
         by_path.setdefault(str(e["path"]), []).append(e)
     assert "logo.png" not in by_path  # snapshot only
     assert "big.py" not in by_path
-    assert git(repo, "cat-file", "-t", "refs/tinymem/state:files/logo.png").strip() == "blob"
+    assert git(repo, "cat-file", "-t", "refs/tinymem/heads/main:files/logo.png").strip() == "blob"
     broken = {e["symbol"]: e for e in by_path["broken.py"]}
     assert broken["ok"]["confidence"] == "INFERRED"
     assert "line 4" in str(broken["ok"]["reason"])
@@ -115,14 +115,14 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_refused_by_name(repo: Path)
     assert proc.returncode == 0, proc.stderr
     assert "Imported 1 tracked files" in proc.stdout
     assert "skipped caf\\xe9.py: its name is not UTF-8" in proc.stderr
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["details"]["skipped"][0]["path"] == "caf\\xe9.py"
     assert tm(repo, "status", "--check").returncode == 0
-    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     again = tm(repo, "init")
-    assert "already initialized: all 1 tracked files it can record" in again.stdout
+    assert "already initialized on branch main: all 1 tracked" in again.stdout
     assert "skipped caf\\xe9.py: its name is not UTF-8" in again.stderr
-    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip  # no empty episode
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main").strip() == tip  # no empty episode
     # Named by the user: refused in one sentence, not an internal error.
     for args in (["adopt", name], ["state", name]):
         proc = subprocess.run(
@@ -153,7 +153,7 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert f"Imported {n + 1} tracked files" in proc.stdout
     # The workers applied git's filters: the snapshot is the blob git makes of the file.
-    assert git(repo, "rev-parse", "refs/tinymem/state:files/pkg1/m1.py").strip() == (
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main:files/pkg1/m1.py").strip() == (
         git(repo, "hash-object", "pkg1/m1.py").strip()
     )
     assert tm(repo, "status", "--check").returncode == 0
@@ -164,7 +164,7 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
     packs = repo / ".git" / "objects" / "pack"
     assert not list(packs.glob("tmp_*"))
     assert len(list(packs.glob("*.pack"))) <= (os.cpu_count() or 1) + 1
-    assert git(repo, "cat-file", "-p", "refs/tinymem/state:entities/pkg0/m0.py/f0") == (
+    assert git(repo, "cat-file", "-p", "refs/tinymem/heads/main:entities/pkg0/m0.py/f0") == (
         "def f0():\n    return 0"
     )
 
@@ -268,11 +268,11 @@ def test_a_small_import_writes_loose_objects_and_a_rerun_without_news_no_episode
     assert tm(repo, "init").returncode == 0
     packs = repo / ".git" / "objects" / "pack"
     assert not list(packs.glob("*"))  # a handful of objects: loose, like git's own
-    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     again = tm(repo, "init")
     assert again.returncode == 0, again.stderr
     assert "skipped gone.py: missing from the work tree" in again.stderr
-    assert git(repo, "rev-parse", "refs/tinymem/state").strip() == tip
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main").strip() == tip
     assert not list(packs.glob("*"))
     git(repo, "fsck", "--strict", "--no-dangling")
 
@@ -333,7 +333,7 @@ def test_files_git_fsck_reads_as_attributes_or_submodules_keep_fsck_strict_clean
     # Their one entity is the whole file: its artifact is the snapshot under files/.
     state = json.loads(tm(repo, "state", "--json", ".gitattributes").stdout)["entities"]
     assert [e["symbol"] for e in state] == ["@file"]
-    snapshot = git(repo, "rev-parse", "refs/tinymem/state:files/.gitattributes").strip()
+    snapshot = git(repo, "rev-parse", "refs/tinymem/heads/main:files/.gitattributes").strip()
     assert state[0]["artifact"] == snapshot
     assert tm(repo, "status", "--check").returncode == 0
     git(repo, "gc", "-q", "--prune=now")

@@ -26,7 +26,7 @@ def _copy(h: History, tmp_path: Path) -> Path:
 
 
 def _renamed(h: History, work: Path) -> History:
-    commits = git(work, "rev-list", "--reverse", "refs/tinymem/state").split()
+    commits = git(work, "rev-list", "--reverse", "refs/tinymem/heads/main").split()
     episodes = [json.loads(git(work, "show", f"{c}:episode/episode.json"))["id"] for c in commits]
     return History(work, commits, episodes, h.proposals, h.requests)
 
@@ -100,7 +100,7 @@ def test_blame_two_accepts_an_adopt_and_a_stale_hand_edit_survives_gc(
         _line(16, '        return {"path": path, "body": body}', 16, "E6"),
         _line(17, "# note to self", None, None),
     ]
-    snapshot = git(work, "rev-parse", "refs/tinymem/state:files/app.py").strip()
+    snapshot = git(work, "rev-parse", "refs/tinymem/heads/main:files/app.py").strip()
     before = normalize(tma_json(work, "blame", "app.py"), h)
     assert before == {
         "path": "app.py",
@@ -165,7 +165,7 @@ def test_blame_follows_a_file_deleted_and_added_again(repo: Path) -> None:
     assert tm(repo, "adopt", "b.txt").returncode == 0
     write(repo, "b.txt", "one\nthree\n")
     assert tm(repo, "adopt", "b.txt").returncode == 0
-    commits = git(repo, "rev-list", "refs/tinymem/state").split()
+    commits = git(repo, "rev-list", "refs/tinymem/heads/main").split()
     doc = tma_json(repo, "blame", "b.txt")
     # Re-added after the deletion: every line comes from the adopt that added it back.
     assert [(x["commit"], x["author"], x["text"]) for x in doc["lines"]] == [

@@ -126,16 +126,16 @@ def test_not_initialized_is_one_problem(repo: Path) -> None:
 
 
 def _garbage(repo: Path) -> None:
-    (repo / ".git" / "refs" / "tinymem" / "state").write_text("garbage\n")
+    (repo / ".git" / "refs" / "tinymem" / "heads" / "main").write_text("garbage\n")
 
 
 def _blob(repo: Path) -> None:
-    blob = git(repo, "rev-parse", "refs/tinymem/state:files/a.py").strip()
-    git(repo, "update-ref", "refs/tinymem/state", blob)
+    blob = git(repo, "rev-parse", "refs/tinymem/heads/main:files/a.py").strip()
+    git(repo, "update-ref", "refs/tinymem/heads/main", blob)
 
 
 def _absent(repo: Path) -> None:
-    (repo / ".git" / "refs" / "tinymem" / "state").write_text("01" * 20 + "\n")
+    (repo / ".git" / "refs" / "tinymem" / "heads" / "main").write_text("01" * 20 + "\n")
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ def test_corrupted_state_ref_is_one_problem(repo: Path, corrupt: Any, needle: st
     assert code == 1
     (problem,) = _problems(doc)
     assert problem["check"] == "state ref" and needle in problem["message"]
-    assert "git update-ref refs/tinymem/state" in problem["fix"]
+    assert "git update-ref refs/tinymem/heads/main" in problem["fix"]
     status = _status(doc)
     assert status["artifacts"] == status["rebuild"] == status["work tree"] == ["skip"]
     assert status["grammars"] == ["ok"]  # checks that do not need the ledger still run
@@ -169,7 +169,7 @@ def _forge_missing_artifact(repo: Path) -> str:
     The forged episode records its own files and transitions, so the ledger still replays to
     the stored State Map: the missing object is the only thing wrong.
     """
-    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     meta = json.loads(git(repo, "show", f"{tip}:meta/a.py"))
     old = meta["entities"]["a"]["artifact"]
     text = b"def a():\n    return 'never stored'"
@@ -224,7 +224,7 @@ def _forge_missing_artifact(repo: Path) -> str:
     run("update-index", "--cacheinfo", f"100644,{episode_oid},episode/episode.json")
     tree = run("write-tree", "--missing-ok")
     forged = run("commit-tree", tree, "-p", tip, "-m", "forged")
-    git(repo, "update-ref", "refs/tinymem/state", forged)
+    git(repo, "update-ref", "refs/tinymem/heads/main", forged)
     return missing
 
 

@@ -23,7 +23,7 @@ def _history(repo: Path) -> None:
 
 def _all_artifacts(repo: Path) -> set[str]:
     out: set[str] = set()
-    for sha in git(repo, "rev-list", "refs/tinymem/state").split():
+    for sha in git(repo, "rev-list", "refs/tinymem/heads/main").split():
         for path in git(repo, "ls-tree", "-r", "--name-only", sha, "meta").split("\n"):
             if not path:
                 continue
@@ -50,13 +50,13 @@ def test_mirror_clone_carries_state_ledger_and_vault(repo: Path, tmp_path: Path)
     _history(repo)
     mirror = tmp_path / "mirror.git"
     git(tmp_path, "clone", "-q", "--mirror", str(repo), str(mirror))
-    assert git(mirror, "rev-parse", "refs/tinymem/state") == git(
-        repo, "rev-parse", "refs/tinymem/state"
+    assert git(mirror, "rev-parse", "refs/tinymem/heads/main") == git(
+        repo, "rev-parse", "refs/tinymem/heads/main"
     )
     git(mirror, "fsck", "--strict", "--no-dangling")
     for oid in _all_artifacts(repo):
         assert git(mirror, "cat-file", "-t", oid).strip() == "blob"
-    log = git(mirror, "log", "--format=%s", "refs/tinymem/state").splitlines()
+    log = git(mirror, "log", "--format=%s", "refs/tinymem/heads/main").splitlines()
     assert [line.split(":")[0] for line in log] == ["tm adopt", "tm adopt", "tm init"]
 
 
@@ -82,7 +82,7 @@ def _proposals(repo: Path, server: ModelServer) -> tuple[str, str]:
 
 
 def _named_blobs(repo: Path, pid: str) -> set[str]:
-    raw = json.loads(git(repo, "show", f"refs/tinymem/state:proposals/{pid}/proposal.json"))
+    raw = json.loads(git(repo, "show", f"refs/tinymem/heads/main:proposals/{pid}/proposal.json"))
     named = {raw["block"], raw["file_base"]}
     for e in raw["entities"]:
         named.update((e["artifact"], e["base"]))
@@ -92,7 +92,7 @@ def _named_blobs(repo: Path, pid: str) -> set[str]:
 def test_gc_keeps_pending_and_rejected_proposals(repo: Path, server: ModelServer) -> None:
     pending, rejected = _proposals(repo, server)
     named = _named_blobs(repo, pending) | _named_blobs(repo, rejected)
-    reachable = set(git(repo, "rev-list", "--objects", "refs/tinymem/state").split())
+    reachable = set(git(repo, "rev-list", "--objects", "refs/tinymem/heads/main").split())
     assert named <= reachable  # through tree entries, not only inside JSON
     git(repo, "gc", "-q", "--prune=now")
     git(repo, "fsck", "--strict", "--no-dangling")

@@ -77,7 +77,7 @@ def test_crlf_checkout_is_not_stale(repo: Path) -> None:
     git(repo, "config", "core.autocrlf", "true")
     _init(repo, {"win.py": "def w():\r\n    return 1\r\n"})
     assert _stale(repo) == set()
-    text = git(repo, "show", "refs/tinymem/state:files/win.py")
+    text = git(repo, "show", "refs/tinymem/heads/main:files/win.py")
     assert "\r" not in text  # stored as git stores it, filters applied
 
 
@@ -94,7 +94,7 @@ def test_crlf_checkout_is_not_stale(repo: Path) -> None:
 def test_odd_files_round_trip(repo: Path, name: str, content: bytes) -> None:
     _init(repo, {name: content, "keep.py": "def k():\n    pass\n"})
     assert _stale(repo) == set()
-    assert git(repo, "cat-file", "-s", f"refs/tinymem/state:files/{name}").strip() == str(
+    assert git(repo, "cat-file", "-s", f"refs/tinymem/heads/main:files/{name}").strip() == str(
         len(content)
     )
     write(repo, name, content + b"\n# changed\n")
@@ -138,7 +138,7 @@ def test_a_stat_cache_of_an_older_format_is_ignored(repo: Path) -> None:
 
 def test_garbage_in_the_state_ref_is_reported_as_corrupt(repo: Path) -> None:
     _init(repo, {"a.py": "x = 1\n"})
-    (repo / ".git" / "refs" / "tinymem" / "state").write_text("garbage\n")
+    (repo / ".git" / "refs" / "tinymem" / "heads" / "main").write_text("garbage\n")
     proc = tm(repo, "status")
     assert proc.returncode == 13, proc.stderr
     assert "unreadable" in proc.stderr
@@ -148,7 +148,7 @@ def test_attributes_file_turns_on_filtered_hashing(repo: Path) -> None:
     write(repo, ".gitattributes", "*.txt text eol=crlf\n")
     _init(repo, {"a.txt": "one\r\ntwo\r\n"})
     assert _stale(repo) == set()
-    assert "\r" not in git(repo, "show", "refs/tinymem/state:files/a.txt")
+    assert "\r" not in git(repo, "show", "refs/tinymem/heads/main:files/a.txt")
 
 
 @pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])

@@ -36,7 +36,7 @@ def test_probe_reads_the_tip_and_compares_with_its_files_tree(repo: Path) -> Non
     write(repo, "lib/b.py", "def b():\n    return 1\n")
     probe = start(str(repo / "lib"))
     assert probe is not None
-    assert probe.commit == git(repo, "rev-parse", "refs/tinymem/state").strip()
+    assert probe.commit == git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     git_dir = str(repo / ".git")
     assert probe.compares(git_dir, str(repo), probe.commit)
     assert not probe.compares(git_dir, str(repo), "0" * 40)

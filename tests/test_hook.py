@@ -62,7 +62,7 @@ def test_stale_buffer_of_a_superseded_version_is_refused(hooked: Path) -> None:
     assert "app.py::fetch_user" in proc.stderr
     assert "superseded" in proc.stderr
     assert "tm adopt app.py" in proc.stderr and "--no-verify" in proc.stderr
-    assert "git show refs/tinymem/state:files/app.py" in proc.stderr
+    assert "git show refs/tinymem/heads/main:files/app.py" in proc.stderr
 
 
 def test_unaccepted_model_output_on_an_old_base_is_refused(

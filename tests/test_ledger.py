@@ -73,6 +73,8 @@ def test_records_encoded_elsewhere_are_recorded_as_if_encoded_here(
         "who": "",
         "summary": summary,
         "outcome": "ok",
+        "branch": "",
+        "head": None,
         "files": {p: files[p] for p in sorted(files)},
         "proposals": {},
         "transitions": [t.to_json() for t in everything],

@@ -53,7 +53,7 @@ def test_read_commands_page_on_a_terminal(
 ) -> None:
     _init(repo)
     if command[0] == "show":
-        command = ("show", git(repo, "rev-parse", "refs/tinymem/state").strip())
+        command = ("show", git(repo, "rev-parse", "refs/tinymem/heads/main").strip())
     paged = tmp_path / "paged.txt"
     pager = f"cat > {paged}"
     _on_a_terminal(repo, *command, env={"GIT_PAGER": pager})

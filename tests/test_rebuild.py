@@ -32,7 +32,7 @@ def test_rebuild_reports_a_tampered_state(repo: Path) -> None:
     git(repo, "add", ".")
     tm(repo, "init")
     # Forge a commit whose State Map lost an entity without any episode saying so.
-    tip = git(repo, "rev-parse", "refs/tinymem/state").strip()
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     tree = git(repo, "rev-parse", f"{tip}^{{tree}}").strip()
     idx = repo / ".git" / "forge-index"
     env = {"GIT_INDEX_FILE": str(idx)}
@@ -51,7 +51,7 @@ def test_rebuild_reports_a_tampered_state(repo: Path) -> None:
     run("rm", "--cached", "-q", "entities/a.py/a")
     forged_tree = run("write-tree").strip()
     forged = run("commit-tree", forged_tree, "-p", tip, "-m", "forged").strip()
-    git(repo, "update-ref", "refs/tinymem/state", forged)
+    git(repo, "update-ref", "refs/tinymem/heads/main", forged)
     proc = tm(repo, "rebuild")
     assert proc.returncode == 1
     assert "entities/a.py/a" in proc.stdout

@@ -42,10 +42,10 @@ def test_the_ledger_and_stderr_hold_no_credential(repo: Path, server: ModelServe
     )
     assert proc.returncode != 0
     assert KEY not in proc.stderr and "hunter22" not in proc.stderr
-    everything = git(repo, "log", "-p", "--all", "--format=%B", "refs/tinymem/state")
+    everything = git(repo, "log", "-p", "--all", "--format=%B", "refs/tinymem/heads/main")
     for name in ("episode/episode.json", "episode/messages.json"):
-        everything += git(repo, "show", f"refs/tinymem/state:{name}", check=False)
+        everything += git(repo, "show", f"refs/tinymem/heads/main:{name}", check=False)
     assert KEY not in everything and "hunter22" not in everything
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["details"]["api_base"].startswith("http://***@127.0.0.1")
     assert "***" in episode["details"]["error"]

@@ -23,7 +23,7 @@ def _init(repo: Path) -> Path:
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "base")
     assert tm(repo, "init").returncode == 0
-    lock = repo / ".git" / "refs" / "tinymem" / "state.lock"
+    lock = repo / ".git" / "refs" / "tinymem" / "heads" / "main.lock"
     lock.write_text("")
     old = time.time() - 60
     os.utime(lock, (old, old))
@@ -34,7 +34,7 @@ def test_a_stale_ref_lock_is_reported_then_removed_by_the_next_write(repo: Path)
     lock = _init(repo)
     doctor = json.loads(tm(repo, "doctor", "--json").stdout)
     found = [c for c in doctor["checks"] if c["check"] == "interrupted"]
-    assert found[0]["status"] == "warn" and "state.lock" in found[0]["message"]
+    assert found[0]["status"] == "warn" and "main.lock" in found[0]["message"]
     write(repo, "app.py", PY_APP + "\nX = 1\n")
     proc = tm(repo, "adopt", "app.py")
     assert proc.returncode == 0, proc.stderr

@@ -1,21 +1,22 @@
 """The core of `tm log` and `tm show`: the ledger read back as an audit trail.
 
-Everything here is read-only. Episodes are read from the ledger commits on `refs/tinymem/state`
-(first-parent chain, newest first); proposals are read from the commit that recorded or resolved
-them. The dictionaries built here are the stable `--json` schemas documented in
-docs/formats.md: add keys, never rename or remove them.
+Everything here is read-only. Episodes are read from the ledger commits of the current
+branch's `refs/tinymem/heads/<branch>` (first-parent chain, newest first); proposals are read
+from the commit that recorded or resolved them. The dictionaries built here are the stable
+`--json` schemas documented in docs/formats.md: add keys, never rename or remove them.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pygit2
 
+from tinymem.branches.refs import ledger_refs
 from tinymem.errors import CorruptStateError, UsageError
 from tinymem.ledger import Episode, history, read_episode, resolve_episode, response_attachment
 from tinymem.records import KEY_SEPARATOR, State, split_key
@@ -41,8 +42,11 @@ class Origin:
 class Ledger:
     """Cached read access to ledger commits, episodes and proposals."""
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, tips: Sequence[str] = ()) -> None:
+        """The current branch's ledger (with what ledger merges brought in), or the ledgers
+        whose tips are given."""
         self.repo = repo
+        self.tips = tips
         self._episodes: dict[str, Episode] = {}
         self._by_id: dict[str, str] | None = None  # episode id -> commit id
 
@@ -54,7 +58,7 @@ class Ledger:
         return ep
 
     def walk(self) -> Iterator[tuple[str, Episode]]:
-        for commit, ep in history(self.repo):
+        for commit, ep in history(self.repo, first_parent=False, tips=self.tips):
             self._episodes.setdefault(commit, ep)
             yield commit, ep
 
@@ -258,6 +262,7 @@ def log_entry(ledger: Ledger, commit: str, ep: Episode) -> dict[str, Any]:
     return {
         "commit": commit,
         "episode": ep.id,
+        "branch": ep.branch or None,
         "time": ep.time,
         "kind": ep.kind,
         "who": ep.who,
@@ -281,11 +286,20 @@ def log(
     *,
     limit: int | None = None,
     kind: str | None = None,
+    branches: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """Episodes newest first, filtered to a path or entity and a kind, at most `limit`."""
+    """Episodes newest first, filtered to a path or entity and a kind, at most `limit`; of the
+    current branch's ledger, or of the named branches' together (each entry then says in
+    `branches` which of them hold it)."""
     if limit is not None and limit < 0:
         raise UsageError("-n must be zero or more")
-    ledger = Ledger(repo)
+    ledgers = ledger_refs(repo.git)
+    unknown = [b for b in branches if b not in ledgers]
+    if unknown:
+        have = ", ".join(ledgers) or "none"
+        raise UsageError(f"branch {unknown[0]} has no State Map (branches with one: {have})")
+    holders = _holders(repo, {b: ledgers[b] for b in branches}) if branches else {}
+    ledger = Ledger(repo, [ledgers[b] for b in branches])
     out: list[dict[str, Any]] = []
     for commit, ep in ledger.walk():
         if limit is not None and len(out) >= limit:
@@ -294,7 +308,19 @@ def log(
             continue
         if target is not None and not touches(ledger, commit, ep, target):
             continue
-        out.append(log_entry(ledger, commit, ep))
+        entry = log_entry(ledger, commit, ep)
+        if branches:
+            entry["branches"] = holders.get(commit, [])
+        out.append(entry)
+    return out
+
+
+def _holders(repo: Repo, tips: dict[str, str]) -> dict[str, list[str]]:
+    """Ledger commit -> the branches whose ledger holds it."""
+    out: dict[str, list[str]] = {}
+    for branch, tip in tips.items():
+        for commit in repo.git.walk(pygit2.Oid(hex=tip)):
+            out.setdefault(str(commit.id), []).append(branch)
     return out
 
 

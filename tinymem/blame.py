@@ -1,7 +1,7 @@
 """`tm blame FILE`: which episode introduced each line of the work-tree file.
 
 Built on git's own blame: every ledger commit's tree holds `files/<path>`, the authoritative
-snapshot, so libgit2's blame of that path along `refs/tinymem/state` attributes each snapshot
+snapshot, so libgit2's blame of that path along the branch's ledger ref attributes each snapshot
 line to the ledger commit (episode) that introduced it. The work-tree file may differ from the
 snapshot (hand edits not yet adopted); its lines are mapped onto the snapshot's with difflib,
 and lines without a counterpart are STALE: reported as such, attributed to nobody.
@@ -157,7 +157,7 @@ def blame(repo: Repo, path: str, start: int = 1, end: int | None = None) -> Blam
         work = read_file(repo, path).data
     except FileNotFoundError:
         raise UsageError(
-            f"{path} is missing from the work tree; `git show refs/tinymem/state:{FILES}/{path}`"
+            f"{path} is missing from the work tree; `git show {repo.state_ref}:{FILES}/{path}`"
             " prints the State Map's text"
         ) from None
     except OSError as exc:

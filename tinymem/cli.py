@@ -52,10 +52,11 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, audit, completion, core, hooks, review, serve
+    from tinymem.commands import ask, audit, branches, completion, core, hooks, review, serve
 
     core.register(app)
     audit.register(app)
+    branches.register(app)
     ask.register(app)
     review.register(app)
     hooks.register(app)

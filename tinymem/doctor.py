@@ -17,6 +17,7 @@ from typing import Any
 import pygit2
 
 from tinymem import config as cfg
+from tinymem.branches.refs import LEGACY_REF, current_branch, ledger_refs, state_ref
 from tinymem.errors import (
     ModelError,
     ModelNotFoundError,
@@ -27,7 +28,7 @@ from tinymem.errors import (
 )
 from tinymem.gitobjects import MODE_TREE, read_blob, read_tree, walk_blobs
 from tinymem.ledger import EPISODE_FILE, Episode
-from tinymem.records import STATE_REF, entity_key
+from tinymem.records import entity_key
 from tinymem.repository import Repo, open_repo
 from tinymem.statemap import (
     ENTITIES,
@@ -45,11 +46,16 @@ from tinymem.writing.leftovers import leftovers
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 LAYOUT = (FILES, ENTITIES, META, PROPOSALS, EPISODE)
 MODEL_TIMEOUT = 5.0
-REF_FIX = (
-    "point it back at the last good ledger commit (`git update-ref refs/tinymem/state COMMIT`;"
-    " a clone has it as refs/tinymem/state), or fetch it from a remote with"
-    " `git fetch REMOTE 'refs/tinymem/*:refs/tinymem/*'`"
-)
+
+
+def ref_fix(ref: str = "refs/tinymem/heads/BRANCH") -> str:
+    return (
+        f"point it back at the last good ledger commit (`git update-ref {ref} COMMIT`; a clone"
+        " has it under the same name), or fetch it from a remote with"
+        " `git fetch REMOTE 'refs/tinymem/*:refs/tinymem/*'`"
+    )
+
+
 # A tiny program per grammar: it must parse cleanly and yield at least one symbol, which proves
 # both the grammar and our definition query load.
 GRAMMAR_SAMPLES: dict[str, tuple[str, bytes]] = {
@@ -170,11 +176,11 @@ def doctor(
             view = _check_layout(repo, tip, report)
         if view is None:
             for name in ("artifacts", "rebuild", "work tree"):
-                report.add(name, SKIP, "needs a valid refs/tinymem/state")
+                report.add(name, SKIP, "needs a valid State Map of the current branch")
         else:
             complete = _check_artifacts(repo, view, report)
             if complete:
-                _check_rebuild(repo, report)
+                _check_rebuild(repo, view, report)
                 _check_etv(repo, view, report)
             else:
                 for name in ("rebuild", "work tree"):
@@ -194,40 +200,86 @@ def doctor(
 
 
 def _check_refs(repo: Repo, report: DoctorReport) -> str | None:
-    """Validate every ref under refs/tinymem/; the state tip commit id when it is sound."""
+    """Validate every ref under refs/tinymem/; the current branch's ledger tip when it is
+    sound (read only: a branch without a State Map is not started here)."""
     git = repo.git
     tip: str | None = None
-    try:
-        ref = git.references.get(STATE_REF)
-    except pygit2.GitError as exc:
-        report.add("state ref", FAIL, f"{STATE_REF} is unreadable: {exc}", REF_FIX)
+    branch = current_branch(git)
+    name = LEGACY_REF
+    if branch is None:
+        report.add(
+            "state ref",
+            WARN,
+            "HEAD is detached: tm keeps one State Map per branch, so none is checked",
+            "switch to a branch (`git switch NAME`) and run tm doctor there",
+        )
     else:
-        if ref is None:
-            report.add("state ref", FAIL, f"tm is not initialized here: no {STATE_REF}", "tm init")
+        name = state_ref(branch)
+        try:
+            ref = git.references.get(name)
+            if ref is None and not ledger_refs(git):
+                legacy = git.references.get(LEGACY_REF)  # an older tm's single State Map
+                if legacy is not None:
+                    name, ref = LEGACY_REF, legacy
+        except pygit2.GitError as exc:
+            report.add("state ref", FAIL, f"{name} is unreadable: {exc}", ref_fix(name))
         else:
-            problem = _ref_problem(git, ref)
-            if problem is not None:
-                report.add("state ref", FAIL, f"{STATE_REF} {problem}", REF_FIX)
+            if ref is None and ledger_refs(git):
+                report.add(
+                    "state ref",
+                    WARN,
+                    f"branch {branch} has no State Map yet; the next tm command starts it from"
+                    " the branch it was made from",
+                    "tm status",
+                )
+            elif ref is None:
+                report.add(
+                    "state ref",
+                    FAIL,
+                    "tm is not initialized here: no branch has a State Map",
+                    "tm init",
+                )
             else:
-                tip = str(ref.target)
-                report.add("state ref", OK, f"{STATE_REF} -> ledger commit {tip[:12]}")
+                problem = _ref_problem(git, ref)
+                if problem is not None:
+                    report.add("state ref", FAIL, f"{name} {problem}", ref_fix(name))
+                else:
+                    tip = str(ref.target)
+                    moved = " (moved to this branch by the next tm command)"
+                    report.add(
+                        "state ref",
+                        OK,
+                        f"{name} -> ledger commit {tip[:12]}"
+                        + (moved if name == LEGACY_REF else ""),
+                    )
     try:
-        others = [n for n in git.references if n.startswith("refs/tinymem/") and n != STATE_REF]
+        others = [n for n in git.references if n.startswith("refs/tinymem/") and n != name]
     except pygit2.GitError as exc:
         others = []
-        report.add("refs", FAIL, f"the refs under refs/tinymem/ cannot be listed: {exc}", REF_FIX)
-    for name in sorted(others):
-        if not pygit2.reference_is_valid_name(name):
-            report.add("refs", FAIL, f"{name} is not a valid ref name", f"git update-ref -d {name}")
+        report.add("refs", FAIL, f"the refs under refs/tinymem/ cannot be listed: {exc}", ref_fix())
+    for other_name in sorted(others):
+        if not pygit2.reference_is_valid_name(other_name):
+            report.add(
+                "refs",
+                FAIL,
+                f"{other_name} is not a valid ref name",
+                f"git update-ref -d {other_name}",
+            )
             continue
         try:
-            other = git.references.get(name)
+            other = git.references.get(other_name)
         except pygit2.GitError as exc:
-            report.add("refs", FAIL, f"{name} is unreadable: {exc}", f"git update-ref -d {name}")
+            report.add(
+                "refs",
+                FAIL,
+                f"{other_name} is unreadable: {exc}",
+                f"git update-ref -d {other_name}",
+            )
             continue
-        problem = None if other is None else _ref_problem(git, other, need_commit=False)
+        ledger = other_name.startswith("refs/tinymem/heads/") or other_name == LEGACY_REF
+        problem = None if other is None else _ref_problem(git, other, need_commit=ledger)
         if problem is not None:
-            report.add("refs", FAIL, f"{name} {problem}", f"git update-ref -d {name}")
+            report.add("refs", FAIL, f"{other_name} {problem}", f"git update-ref -d {other_name}")
     return tip
 
 
@@ -252,7 +304,7 @@ def _check_layout(repo: Repo, tip: str, report: DoctorReport) -> StateView | Non
         assert view.tree_id is not None
         tree = read_tree(repo.git, view.tree_id)
     except (TinymemError, KeyError, pygit2.GitError) as exc:
-        report.add("layout", FAIL, f"the ledger commit {tip[:12]} is unreadable: {exc}", REF_FIX)
+        report.add("layout", FAIL, f"the ledger commit {tip[:12]} is unreadable: {exc}", ref_fix())
         return None
     problems: list[str] = []
     for entry in tree:
@@ -279,7 +331,7 @@ def _check_layout(repo: Repo, tip: str, report: DoctorReport) -> StateView | Non
             "layout",
             FAIL,
             f"the ledger commit {tip[:12]} is not a State Map: {problems[0]}",
-            REF_FIX,
+            ref_fix(),
             problems,
         )
         return None
@@ -381,7 +433,7 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             FAIL,
             f"{len(missing)} object(s) the State Map names are missing from the vault",
             "restore them from another clone (`git fetch REMOTE 'refs/tinymem/*:refs/tinymem/*'`"
-            " into a copy, then `git cat-file` them over), or point refs/tinymem/state back at"
+            " into a copy, then `git cat-file` them over), or point the branch's ledger ref back at"
             " the last good ledger commit",
             [f"{where}: {oid[:12]}" for oid, where in missing.items()],
         )
@@ -390,7 +442,7 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             "records",
             FAIL,
             f"{len(unreadable)} State Map record(s) are unreadable",
-            "point refs/tinymem/state back at the last good ledger commit",
+            "point the branch's ledger ref back at the last good ledger commit",
             unreadable,
         )
     if disagree:
@@ -398,7 +450,7 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             "records",
             FAIL,
             f"files/ and meta/ disagree on {len(disagree)} file(s)",
-            "point refs/tinymem/state back at the last commit where `tm doctor` is clean",
+            "point the branch's ledger ref back at the last commit where `tm doctor` is clean",
             disagree,
         )
     if unpinned:
@@ -420,13 +472,13 @@ def _check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
     return not (missing or unreadable)
 
 
-def _check_rebuild(repo: Repo, report: DoctorReport) -> None:
+def _check_rebuild(repo: Repo, view: StateView, report: DoctorReport) -> None:
     from tinymem.rebuild import rebuild
 
     try:
-        result = rebuild(repo)
+        result = rebuild(repo, view.commit_id)
     except (TinymemError, KeyError, pygit2.GitError) as exc:
-        report.add("rebuild", FAIL, f"the ledger cannot be replayed: {exc}", REF_FIX)
+        report.add("rebuild", FAIL, f"the ledger cannot be replayed: {exc}", ref_fix())
         return
     if result.ok:
         report.add(
@@ -438,7 +490,7 @@ def _check_rebuild(repo: Repo, report: DoctorReport) -> None:
         FAIL,
         f"the State Map differs from a replay of the ledger ({len(result.differences)}"
         " difference(s))",
-        "`tm rebuild` lists them; point refs/tinymem/state back at the last ledger commit"
+        "`tm rebuild` lists them; point the branch's ledger ref back at the last ledger commit"
         " where `tm rebuild` agrees",
         result.differences[:20],
     )

@@ -29,7 +29,13 @@ class RepositoryError(TinymemError):
 
 
 class NotInitializedError(TinymemError):
-    """The repository has no `refs/tinymem/state` yet: run `tm init`."""
+    """No branch of the repository has a State Map yet: run `tm init`."""
+
+    exit_code = 3
+
+
+class NoBranchError(TinymemError):
+    """HEAD is detached: tm keeps one State Map per branch, so there is none to use."""
 
     exit_code = 3
 
@@ -96,7 +102,7 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         " a problem (doctor), a refused commit (hook)",
     ),
     (2, "usage error: bad option, unknown id or entity"),
-    (3, "not a git work tree, a bare repository, or tm not initialized here"),
+    (3, "not a git work tree, a bare repository, HEAD not on a branch, or tm not initialized"),
     (4, "another tm process kept updating the state; try again"),
     (
         5,

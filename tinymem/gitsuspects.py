@@ -21,8 +21,8 @@ import os
 import re
 import threading
 
+from tinymem.branches.names import state_ref
 from tinymem.gitcmd import git_output, repo_git_output
-from tinymem.records import STATE_REF
 
 # `ls-files -v` tags assume-unchanged entries in lower case and skip-worktree with "S".
 # (A literal NUL to anchor on keeps the scan in C at ~1 ms for 50,000 entries; `\A|` did not.)
@@ -91,28 +91,34 @@ class Probe:
 
 
 def start(cwd: str) -> Probe | None:
-    """Find the repository, its work tree and the ledger tip with one quick git call and
-    start the comparison with that tip's files/ tree; None when git cannot (not a work tree,
-    not initialized).
+    """Find the repository, its work tree, its branch and that branch's ledger tip with two
+    quick git calls and start the comparison with that tip's files/ tree; None when git cannot
+    (not a work tree, HEAD detached, the branch without a State Map yet).
 
     The caller must check `serves` against the repository it opened, and read the State Map
     at `probe.commit`, not at the ref: the ref may move.
     """
-    out = git_output(
-        cwd,
-        "rev-parse",
-        "--absolute-git-dir",
-        "--show-toplevel",
-        "--verify",
-        "-q",
-        f"{STATE_REF}^{{commit}}",
-    )
+    out = git_output(cwd, "rev-parse", "--absolute-git-dir", "--show-toplevel")
     if out is None:
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) != 3:
+    if len(lines) != 2:
         return None
-    git_dir, workdir, commit = os.path.normpath(lines[0]), os.path.normpath(lines[1]), lines[2]
+    git_dir, workdir = os.path.normpath(lines[0]), os.path.normpath(lines[1])
+    # HEAD read as the file it is (an unborn branch has no commit for rev-parse to name);
+    # anything unexpected (detached, a reftable stub) leaves the decision to the full path.
+    try:
+        with open(os.path.join(git_dir, "HEAD"), "rb") as f:
+            head = f.read(4096).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref: refs/heads/"):
+        return None
+    ref = state_ref(head[len("ref: refs/heads/") :])
+    found = git_output(cwd, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    if found is None:
+        return None  # the branch has no State Map yet: starting one is the full path's job
+    commit = found.decode().strip()
     return Probe(git_dir, workdir, f"{commit}:files", commit)
 
 

@@ -94,6 +94,7 @@ class HookReport:
     checked: list[str] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     hand_edits: list[str] = field(default_factory=list)
+    ref: str = ""  # the ledger the commit was judged against
 
 
 def hooks_dir(repo: Repo) -> str:
@@ -223,11 +224,19 @@ def _proposals_for(view: StateView, path: str) -> list[Proposal]:
 
 
 def check(repo: Repo) -> HookReport:
+    from tinymem.branches.refs import current_branch
+    from tinymem.branches.start import ensure_state
+
     report = HookReport()
-    tip = repo.state_tip()
+    if current_branch(repo.git) is None:
+        return report  # a detached HEAD has no State Map: nothing tm accepted to protect
+    # The branch's own State Map (a branch's first commit starts it), so a version another
+    # branch superseded is never mistaken for a stale buffer here.
+    tip = ensure_state(repo)
     if tip is None:
         return report  # tm is not initialized here: nothing to protect
     view = StateView(repo.git, tip)
+    report.ref = repo.state_ref
     for path, oid in staged(repo):
         meta = view.meta(path)
         if meta is None or meta.deleted:
@@ -306,7 +315,7 @@ def render_refusal(report: HookReport) -> str:
     )
     lines.append(
         "  - otherwise restore the accepted version: "
-        + "; ".join(f"git show refs/tinymem/state:files/{p} > {p}" for p in paths)
+        + "; ".join(f"git show {report.ref}:files/{p} > {p}" for p in paths)
         + "; then git add the files"
     )
     lines.append("To commit anyway, once: git commit --no-verify")

@@ -1,9 +1,11 @@
-"""The ledger: one commit per episode on `refs/tinymem/state`, written by compare-and-swap.
+"""The ledger: one commit per episode on the current branch's `refs/tinymem/heads/<branch>`,
+written by compare-and-swap.
 
 `commit_episode` runs an operation against the current tip and commits its result with the tip
-as the only parent. libgit2 refuses the ref update when the tip moved in the meantime (another
-tm process), and then the whole operation is run again against the new tip, so concurrent
-processes never lose an episode and every change is atomic.
+as the first parent. libgit2 refuses the ref update when the tip moved in the meantime (another
+tm process), and `git update-ref` refuses to create a ref that appeared meanwhile; then the
+whole operation is run again against the new tip, so concurrent processes never lose an
+episode and every change is atomic.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -20,11 +22,13 @@ from typing import Any
 
 import pygit2
 
+from tinymem.branches.refs import branch_of_ref, head_commit
 from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
+from tinymem.gitcmd import repo_git_output
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
 from tinymem.jsontext import quoted, quoted_or_null
 from tinymem.notices import emit
-from tinymem.records import STATE_REF, State
+from tinymem.records import State
 from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, updating
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
@@ -121,6 +125,8 @@ class Episode:
     time: str = field(default_factory=now_iso)
     who: str = ""
     outcome: str = "ok"
+    branch: str = ""  # the branch whose ledger holds it
+    head: str | None = None  # the git commit HEAD was at (a branch's start is chosen by it)
     # path -> {"snapshot": blob id or None (file no longer live), "meta": blob id of FileMeta}
     files: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # proposal id -> blob id of its record, or None when it left the pending set
@@ -143,6 +149,8 @@ class Episode:
             "who": self.who,
             "summary": self.summary,
             "outcome": self.outcome,
+            "branch": self.branch,
+            "head": self.head,
         }
         proposals = {p: self.proposals[p] for p in sorted(self.proposals)}
         items = [encode_transitions(self.transitions), *self.encoded_transitions]
@@ -184,6 +192,8 @@ class Episode:
                 time=raw["time"],
                 who=raw.get("who", ""),
                 outcome=raw.get("outcome", "ok"),
+                branch=raw.get("branch", ""),
+                head=raw.get("head"),
                 files=raw.get("files", {}),
                 proposals=raw.get("proposals", {}),
                 transitions=[Transition.from_json(t) for t in raw.get("transitions", [])],
@@ -227,15 +237,26 @@ def _is_cas_failure(exc: Exception) -> bool:
     )
 
 
-def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
-    """Run `operation` against the tip and commit its draft; retry when the tip moves.
+def commit_episode(
+    repo: Repo,
+    operation: Operation,
+    *,
+    start: str | None = None,
+    merged: str | None = None,
+) -> Committed | None:
+    """Run `operation` against the tip of the current branch's ledger and commit its draft;
+    retry when the tip moves.
 
+    `start`: the ledger commit a branch with no ledger yet starts from (its first parent).
+    `merged`: a second parent (another ledger of the same branch, `tm merge-ledger`).
     Returns None when the operation had nothing to record.
     """
+    ref = repo.state_ref  # once: a `git switch` meanwhile must not split the episode
     sig = repo.signature()
     for attempt in range(MAX_ATTEMPTS):
-        tip = repo.state_tip()
-        view = StateView(repo.git, tip)
+        tip = repo.state_tip(ref)
+        base = tip if tip is not None else start
+        view = StateView(repo.git, base)
         writer = ObjectWriter(repo.git)
         try:
             draft = operation(view, writer)
@@ -245,6 +266,8 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
             writer.seal_spooled()  # while the episode record and the trees are built
             episode = draft.episode
             episode.who = episode.who or f"{sig.name} <{sig.email}>"
+            episode.branch = branch_of_ref(ref) or ""
+            episode.head = head_commit(repo.git)
             episode_entries = [
                 (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
             ]
@@ -269,39 +292,97 @@ def commit_episode(repo: Repo, operation: Operation) -> Committed | None:
         except BaseException:
             writer.discard()  # pack spools that worker processes filled for this attempt
             raise
-        message = f"tm {episode.kind}: {episode.summary}\n\nTinymem-Episode: {episode.id}\n"
+        message = episode_message(episode)
+        parents = [pygit2.Oid(hex=p) for p in (base, merged) if p is not None]
         with updating(repo):
             try:
-                commit = repo.git.create_commit(
-                    STATE_REF, sig, sig, message, pygit2.Oid(hex=tree), [tip] if tip else []
-                )
+                commit = _commit(repo, ref, tip, sig, message, tree, parents)
             except (pygit2.GitError, OSError, ValueError) as exc:
                 # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
                 if not _is_cas_failure(exc):
                     raise
-                said = clear_if_stale(repo)  # no tm is mid-update: we hold `updating`
+                said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
             else:
-                return Committed(str(commit), episode, StateView(repo.git, str(commit)))
+                return Committed(commit, episode, StateView(repo.git, commit))
         if said is not None:
             emit(said)
             continue
         # Another process won the race: back off a little and redo the work on its tip.
         time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
-    age = lock_age(repo)
+    age = lock_age(repo, ref)
     if age is not None:
         raise ConcurrencyError(
-            f"{ref_lock_path(repo)} exists ({age:.0f} s old): a git process holds {STATE_REF};"
+            f"{ref_lock_path(repo, ref)} exists ({age:.0f} s old): a git process holds {ref};"
             " if none is running, remove that file and try again"
         )
     raise ConcurrencyError(
-        f"{STATE_REF} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy,"
-        " try again"
+        f"{ref} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy, try again"
     )
 
 
+def episode_message(episode: Episode) -> str:
+    """The ledger commit's message; its trailers let `git log` (and a branch's start) read
+    the episode, branch and HEAD without opening the record."""
+    trailers = [f"Tinymem-Episode: {episode.id}"]
+    if episode.branch:
+        trailers.append(f"Tinymem-Branch: {episode.branch}")
+    if episode.head:
+        trailers.append(f"Tinymem-Head: {episode.head}")
+    return f"tm {episode.kind}: {episode.summary}\n\n" + "".join(t + "\n" for t in trailers)
+
+
+def message_trailer(message: str, name: str) -> str | None:
+    prefix = f"{name}: "
+    for line in reversed(message.splitlines()):
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
+    return None
+
+
+class _RefExists(ValueError):
+    """`git update-ref` refused to create the ref: another process created it first."""
+
+    def __str__(self) -> str:
+        return "already exists"
+
+
+def _commit(
+    repo: Repo,
+    ref: str,
+    tip: str | None,
+    sig: pygit2.Signature,
+    message: str,
+    tree: str,
+    parents: list[pygit2.Oid],
+) -> str:
+    if tip is not None:
+        # libgit2 moves the ref only if it still points at the first parent.
+        oid = repo.git.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), parents)
+        return str(oid)
+    # A new ledger: libgit2 would overwrite a ref created meanwhile, git's update-ref with
+    # an all-zero old value refuses to.
+    commit = str(repo.git.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
+    done = repo_git_output(
+        repo.git.path,
+        repo.workdir,
+        "update-ref",
+        "-m",
+        "tm: new ledger",
+        ref,
+        commit,
+        "0" * len(commit),
+    )
+    if done is None:
+        raise _RefExists()
+    return commit
+
+
 def current(repo: Repo) -> StateView:
-    """The State Map at the tip; refuses when `tm init` has not run in this repository."""
-    tip = repo.state_tip()
+    """The State Map of the current branch. A branch without one yet gets one first (from the
+    branch it was made from, see `branches.start`); refuses when no branch has one."""
+    from tinymem.branches.start import ensure_state
+
+    tip = ensure_state(repo)
     if tip is None:
         raise NotInitializedError(f"tm is not initialized in {repo.workdir}; run `tm init` first")
     return StateView(repo.git, tip)
@@ -320,16 +401,32 @@ def read_episode(repo: pygit2.Repository, commit_id: str) -> Episode:
     return Episode.from_bytes(data)
 
 
-def history(repo: Repo, newest_first: bool = True) -> Iterator[tuple[str, Episode]]:
-    """(commit id, episode) along the ledger's first-parent chain."""
-    tip = repo.state_tip()
-    if tip is None:
+def history(
+    repo: Repo,
+    newest_first: bool = True,
+    *,
+    tip: str | None = None,
+    first_parent: bool = True,
+    tips: Sequence[str] = (),
+) -> Iterator[tuple[str, Episode]]:
+    """(commit id, episode) along a ledger (default: the current branch's). The first-parent
+    chain is the branch's own sequence of State Maps; with `first_parent` False the episodes a
+    ledger merge brought in are listed too, and `tips` walks several ledgers at once (each
+    commit once), both newest first by time."""
+    first = tip if tip is not None else None if tips else repo.state_tip()
+    starts = [*tips] if tips else [first] if first is not None else []
+    if not starts:
         return
     order = pygit2.enums.SortMode.TOPOLOGICAL
+    if not first_parent or len(starts) > 1:
+        order |= pygit2.enums.SortMode.TIME
     if not newest_first:
         order |= pygit2.enums.SortMode.REVERSE
-    walker = repo.git.walk(pygit2.Oid(hex=tip), order)
-    walker.simplify_first_parent()
+    walker = repo.git.walk(pygit2.Oid(hex=starts[0]), order)
+    for other in starts[1:]:
+        walker.push(pygit2.Oid(hex=other))
+    if first_parent and len(starts) == 1:
+        walker.simplify_first_parent()
     for commit in walker:
         yield str(commit.id), read_episode(repo.git, str(commit.id))
 
@@ -339,7 +436,12 @@ def resolve_episode(repo: Repo, ref: str) -> str:
     ref = ref.strip().lower()
     if not ref:
         raise UsageError("an empty episode id was given")
-    matches = [cid for cid, ep in history(repo) if cid.startswith(ref) or ep.id.startswith(ref)]
+    current(repo)  # a branch's first use starts its ledger, and "not initialized" is said
+    matches = [
+        cid
+        for cid, ep in history(repo, first_parent=False)
+        if cid.startswith(ref) or ep.id.startswith(ref)
+    ]
     if not matches:
         raise UsageError(f"no episode matches {ref!r}; `tm log` lists them")
     if len(set(matches)) > 1:

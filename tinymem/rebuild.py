@@ -28,7 +28,7 @@ from tinymem.gitobjects import (
 from tinymem.ledger import current, history
 from tinymem.records import State, entity_key
 from tinymem.repository import Repo
-from tinymem.statemap import ENTITIES, EPISODE, FILES, META, PROPOSALS, FileMeta
+from tinymem.statemap import ENTITIES, EPISODE, FILES, META, PROPOSALS, FileMeta, StateView
 from tinymem.transitions import TreeEdits, entity_tree
 
 
@@ -42,13 +42,16 @@ class RebuildReport:
         return not self.differences
 
 
-def rebuild(repo: Repo) -> RebuildReport:
-    view = current(repo)
+def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
+    """Replay the ledger at `tip` (default: the current branch's) along its first parents:
+    each episode, a ledger merge's too, records every file it changed against its first
+    parent, so that chain alone must reproduce the State Map."""
+    view = current(repo) if tip is None else StateView(repo.git, tip)
     writer = ObjectWriter(repo.git)  # never flushed
     tree: str | None = None
     states: dict[str, tuple[State, str]] = {}
     report = RebuildReport(episodes=0)
-    for commit, ep in history(repo, newest_first=False):
+    for commit, ep in history(repo, newest_first=False, tip=view.commit_id):
         report.episodes += 1
         edits: TreeEdits = {}
         for path, record in ep.files.items():

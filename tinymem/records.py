@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-# The ref whose commits are the ledger; their trees hold the State Map.
-STATE_REF = "refs/tinymem/state"
-
 # The symbol name of the one entity a file without symbols (Markdown, TOML, ...) is made of.
 FILE_SYMBOL = "@file"
 KEY_SEPARATOR = "::"

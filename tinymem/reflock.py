@@ -1,4 +1,4 @@
-"""`refs/tinymem/state.lock`: taken by libgit2 for the instant of a ledger ref update, and
+"""`refs/tinymem/heads/<branch>.lock`: taken by libgit2 for the instant of a ledger ref update, and
 left behind when a process is killed in that instant.
 
 Every tm process holds an flock on `tinymem/ledger.lock` (in the common git dir) around its
@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterator
 
 from tinymem.flock import held
-from tinymem.records import STATE_REF
 from tinymem.repository import CACHE_DIRNAME, Repo
 
 __all__ = [
@@ -32,8 +31,8 @@ STALE_AFTER = 5.0  # seconds; git and libgit2 hold a ref lock for milliseconds
 WAIT = 30.0  # seconds a ledger write waits for another tm's ref update
 
 
-def ref_lock_path(repo: Repo) -> str:
-    return os.path.join(repo.common_dir, *STATE_REF.split("/")) + ".lock"
+def ref_lock_path(repo: Repo, ref: str) -> str:
+    return os.path.join(repo.common_dir, *ref.split("/")) + ".lock"
 
 
 def _flock_path(repo: Repo) -> str:
@@ -59,20 +58,20 @@ def writer_alive(repo: Repo) -> bool:
         return not mine
 
 
-def lock_age(repo: Repo) -> float | None:
+def lock_age(repo: Repo, ref: str) -> float | None:
     try:
-        return max(0.0, time.time() - os.stat(ref_lock_path(repo)).st_mtime)
-    except FileNotFoundError:
-        return None
+        return max(0.0, time.time() - os.stat(ref_lock_path(repo, ref)).st_mtime)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # NotADirectory: a ledger ref named like one of this ref's directories
 
 
-def clear_if_stale(repo: Repo) -> str | None:
-    """With `updating` held: remove a ref lock no live process can own; the notice, or None
-    when there is none or it may still be in use."""
-    age = lock_age(repo)
+def clear_if_stale(repo: Repo, ref: str) -> str | None:
+    """With `updating` held: remove a lock on `ref` no live process can own; the notice, or
+    None when there is none or it may still be in use."""
+    age = lock_age(repo, ref)
     if age is None or age < STALE_AFTER:
         return None
-    path = ref_lock_path(repo)
+    path = ref_lock_path(repo, ref)
     try:
         os.unlink(path)
     except FileNotFoundError:

@@ -8,9 +8,9 @@ from functools import cached_property
 
 import pygit2
 
+from tinymem.branches.refs import require_branch, state_ref
 from tinymem.errors import CorruptStateError, RepositoryError, UnsafePathError
 from tinymem.gitcmd import repo_git_output
-from tinymem.records import STATE_REF
 
 CACHE_DIRNAME = "tinymem"  # inside the git dir: derived caches only, always safe to delete
 UNRECORDED = "unrecorded"  # in CACHE_DIRNAME: model replies the ledger could not take (tm ask)
@@ -82,17 +82,30 @@ class Repo:
             # No user.name/user.email configured: the ledger still needs an author.
             return pygit2.Signature("tinymem", "tinymem@localhost")
 
-    def state_tip(self) -> str | None:
+    @property
+    def branch(self) -> str:
+        """The branch this worktree is on, read from HEAD each time (a long-lived `tm serve`
+        follows `git switch`); NoBranchError when HEAD is detached."""
+        return require_branch(self.git)
+
+    @property
+    def state_ref(self) -> str:
+        """The ledger ref of the current branch: `refs/tinymem/heads/<branch>`."""
+        return state_ref(self.branch)
+
+    def state_tip(self, ref: str | None = None) -> str | None:
+        """The ledger tip of `ref` (default: the current branch's); None when it has none."""
+        ref = ref or self.state_ref
         try:
-            ref = self.git.references.get(STATE_REF)
+            found = self.git.references.get(ref)
         except (pygit2.GitError, ValueError) as exc:
             raise CorruptStateError(
-                f"{STATE_REF} is unreadable ({exc}); `tm doctor` explains, and"
-                f" `git update-ref {STATE_REF} <ledger commit>` repairs it"
+                f"{ref} is unreadable ({exc}); `tm doctor` explains, and"
+                f" `git update-ref {ref} <ledger commit>` repairs it"
             ) from exc
-        if ref is None:
+        if found is None:
             return None
-        return str(ref.target)
+        return str(found.target)
 
     @cached_property
     def common_dir(self) -> str:

@@ -248,6 +248,11 @@ class StateView:
             raise CorruptStateError(f"artifact {oid} is missing from the vault") from exc
 
     def _lookup(self, top: str, path: str) -> str | None:
+        found = self.entry(top, path)
+        return None if found is None else found[1]
+
+    def entry(self, top: str, path: str) -> tuple[int, str] | None:
+        """(mode, id) of `top/path` in this State Map's tree (`meta`, `proposals`, ...)."""
         sub = self.subtree(top)
         if sub is None:
             return None
@@ -255,7 +260,7 @@ class StateView:
             entry = read_tree(self.repo, sub)[path]
         except KeyError:
             return None
-        return str(entry.id)
+        return entry.filemode, str(entry.id)
 
     def snapshot(self, path: str) -> str | None:
         """The snapshot id of one live file, without listing the others."""

@@ -118,7 +118,7 @@ def make_repo(where: Path, files: list[str], *, keep_project: bool = False) -> P
         "XDG_CONFIG_HOME": str(home),
     }
     for argv in (
-        ["git", "init", "-q"],
+        ["git", "init", "-q", "-b", "main"],
         ["git", "add", "."],
         ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "base"],
         [sys.executable, "-m", "tinymem", "init"],

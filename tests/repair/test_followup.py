@@ -45,7 +45,7 @@ PATHS = st.sampled_from(["app.py", "path/to/file.py", "new.py", "", "../x.py"])
 def test_any_reply_gives_a_well_formed_deterministic_follow_up(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    git(work, "init", "-q")
+    git(work, "init", "-q", "-b", "main")
     write(work, "app.py", PY_APP)
     git(work, "add", ".")
     assert tm(work, "init").returncode == 0

@@ -121,7 +121,7 @@ def test_every_round_is_recorded_in_one_episode(repo: Path, server: ModelServer)
     assert missing.returncode == 2 and "has no round 2" in missing.stderr
     shown = json.loads(tm(repo, "show", ep, "--json").stdout)
     assert "1 repair round" in shown["outcome"]
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     rounds = episode["details"]["rounds"]
     assert [r["round"] for r in rounds] == [0, 1]
     assert rounds[0]["sent_back"][0]["path"] == "app.py"
@@ -351,13 +351,13 @@ def test_ctrl_c_during_a_repair_round_keeps_what_was_proposed(
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Interrupted" in err and "Traceback" not in err
-    episode = json.loads(git(repo, "show", "refs/tinymem/state:episode/episode.json"))
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     shown = json.loads(tm(repo, "show", episode["id"], "--json").stdout)
     proposals = [p for p in shown["proposals"] if p["status"] == "pending"]
     # Round 0's proposals, nothing from round 1.
     assert sorted((p["path"], p["round"]) for p in proposals) == [("app.py", 0), ("svc.py", 0)]
     assert episode["outcome"] == "aborted"
-    partial = git(repo, "show", "refs/tinymem/state:episode/response-1.txt")
+    partial = git(repo, "show", "refs/tinymem/heads/main:episode/response-1.txt")
     assert partial and partial != FIXED * 40
 
 

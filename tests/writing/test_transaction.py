@@ -133,6 +133,33 @@ def test_a_kill_after_the_ledger_commit_keeps_the_accept(repo: Path, server: Mod
     assert json.loads(tm(repo, "diff", "--json").stdout) == {"proposals": []}
 
 
+def test_a_record_of_an_older_tm_is_checked_against_the_single_ref(
+    repo: Path, server: ModelServer
+) -> None:
+    # Killed after its ledger commit by a tm that kept one `refs/tinymem/state`, and found by
+    # this one: recovery runs before that ref moves to the branch's, and must still see it.
+    _three_file_proposal(repo, server)
+    proc = _accept_dying(
+        repo,
+        """
+        import tinymem.writing.journal as j
+        j.clear = lambda repo: os._exit(9)
+        """,
+    )
+    assert proc.returncode == 9, proc.stderr
+    intent = repo / ".git" / "tinymem" / "accept-intent.json"
+    record = json.loads(intent.read_text())
+    del record["ref"]  # the older format
+    intent.write_text(json.dumps(record))
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    git(repo, "update-ref", "refs/tinymem/state", tip)
+    git(repo, "update-ref", "-d", "refs/tinymem/heads/main")
+    status = tm(repo, "status", "--check")
+    assert "had been recorded" in status.stderr, status.stderr
+    assert _disk(repo) == AFTER
+    assert status.returncode == 0, status.stdout
+
+
 def test_ctrl_c_rolls_back_the_file_just_renamed(repo: Path, server: ModelServer) -> None:
     _three_file_proposal(repo, server)
     # Right after the rename, before tm notes it.

@@ -52,24 +52,36 @@ def log_cmd(
     kind: str = typer.Option(
         None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …"
     ),
+    branch: list[str] = typer.Option(
+        [], "--branch", "-b", metavar="NAME", help="This branch's ledger (repeatable)."
+    ),
+    all_branches: bool = typer.Option(
+        False, "--all-branches", help="Every branch's ledger together, each episode once."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """List the ledger's episodes, newest first: id, time, kind, model, summary, outcome.
 
-    With a file or directory, only episodes that recorded, changed or proposed something in
-    it; with an entity (path::Symbol), only episodes with a transition of that entity.
+    The ledger is the current branch's (State Maps are per branch); --branch names others,
+    --all-branches shows every branch's, with the branches holding each episode. With a file
+    or directory, only episodes that recorded, changed or proposed something in it; with an
+    entity (path::Symbol), only episodes with a transition of that entity.
     """
     from tinymem.auditlog import log, parse_target
+    from tinymem.branches.refs import ledger_refs
     from tinymem.ledger import current
     from tinymem.repository import open_repo
 
     repo = open_repo()
-    current(repo)  # a clear "run tm init" rather than an empty list
+    branches = list(ledger_refs(repo.git)) if all_branches else list(dict.fromkeys(branch))
+    if not branches:
+        current(repo)  # a clear "run tm init" rather than an empty list
     entries = log(
         repo,
         parse_target(repo, target) if target else None,
         limit=count,
         kind=kind,
+        branches=branches,
     )
     if as_json:
         emit_json(entries)
@@ -105,8 +117,10 @@ def _log_line(e: dict[str, Any], styled: bool) -> str:
     elif e["kind"] == "accept" and e["outcome"] == "ok":
         outcome = mark("green", "promoted")
     author = e["author"] if len(e["author"]) <= 24 or not styled else e["author"][:23] + "…"
+    held = f"{mark('cyan', '(' + ', '.join(e['branches']) + ')')}  " if "branches" in e else ""
     return (
-        f"{mark('yellow', short(e['commit']))}  {mark('dim', _when(e['time']))}  {e['kind']:<7} "
+        f"{mark('yellow', short(e['commit']))}  {held}{mark('dim', _when(e['time']))}"
+        f"  {e['kind']:<7} "
         f"{plain(author):<24}  {plain(summary)}"
         f"{'  [' + ', '.join(counts) + ']' if counts else ''}  {outcome}"
     )

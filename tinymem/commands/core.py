@@ -39,10 +39,12 @@ def init_cmd(
 ) -> None:
     """Import the tracked files as the AUTHORITATIVE baseline (source: disk).
 
-    Idempotent: run it again to import tracked files the State Map does not know yet; files it
-    already knows are left alone (use `tm adopt` to record your edits).
+    State Maps are per branch: on a branch with none yet, when another branch has one, the
+    branch starts from it (as any tm command would; one line says how). Idempotent: run it
+    again to import tracked files the State Map does not know yet; files it already knows are
+    left alone (use `tm adopt` to record your edits).
     """
-    from tinymem.baseline import init
+    from tinymem.baseline import init_branch as init
     from tinymem.repository import open_repo
 
     repo = open_repo()
@@ -63,8 +65,8 @@ def init_cmd(
         return
     if result.committed is None:
         out().print(
-            f"tm is already initialized: all {result.already} tracked files it can record are"
-            " in the State Map."
+            f"tm is already initialized on branch {repo.branch}: all {result.already} tracked"
+            " files it can record are in its State Map."
         )
     else:
         out().print(
@@ -100,9 +102,16 @@ def status_cmd(
     from tinymem.proposalrecords import pending
 
     proposals = sorted(pending(view))
+    from tinymem.branches.merged import merged_among
+
+    merged = merged_among(repo, [d.path for d in report.drift])
     if as_json:
         emit_json(
             {
+                "branch": repo.branch,
+                "merged": None
+                if merged is None
+                else {"commit": merged[0].after, "files": merged[1]},
                 "clean": report.clean,
                 "checked_files": report.checked,
                 "files": [
@@ -123,12 +132,19 @@ def status_cmd(
         )
     else:
         styled = stdout_styled()
-        write_rows(_status_rows(report, proposals, styled), styled)
+        rows = _status_rows(report, proposals, styled, repo.state_ref)
+        if merged is not None:
+            found, files = merged
+            rows.append(
+                f"{len(files)} of these file(s) are as {found.what} {short(found.after)} changed"
+                " them: tm adopt --merged records what git wrote."
+            )
+        write_rows(rows, styled)
     if check and not report.clean:
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
-def _status_rows(report: EtvReport, proposals: list[str], styled: bool) -> list[str]:
+def _status_rows(report: EtvReport, proposals: list[str], styled: bool, ref: str) -> list[str]:
     def mark(text: str, style: str) -> str:
         return f"[{style}]{text}[/]" if styled else text
 
@@ -160,7 +176,7 @@ def _status_rows(report: EtvReport, proposals: list[str], styled: bool) -> list[
             "",
             "To make your edits the truth: tm adopt PATH… (or tm adopt --all).",
             "To discard them: git checkout -- PATH restores the committed text;"
-            " git show refs/tinymem/state:files/PATH > PATH restores the State Map's.",
+            f" git show {ref}:files/PATH > PATH restores the State Map's.",
         ]
     if proposals:
         rows += ["", f"{len(proposals)} pending proposal(s): tm diff to review them."]
@@ -184,19 +200,32 @@ def adopt_cmd(
     paste: str = typer.Option(
         None, "--path", metavar="PATH", help="Read the new content of PATH from stdin (paste)."
     ),
+    merged: bool = typer.Option(
+        False, "--merged", help="Adopt the files the last merge, pull or rebase changed."
+    ),
+    since: str = typer.Option(
+        None, "--since", metavar="REV", help="With --merged: the commit the branch was at before."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
 ) -> None:
     """Make your own edits the truth (the user write-head): AUTHORITATIVE at once.
 
     The working-tree text of each file supersedes whatever the State Map held; new files are
     added; files you deleted are TOMBSTONED (their artifacts stay in the vault). With --path,
-    the text on stdin is written to PATH and recorded in one step.
+    the text on stdin is written to PATH and recorded in one step. With --merged, the files a
+    merge (HEAD against its first parent), a pull or a rebase (HEAD against ORIG_HEAD) changed,
+    where the work tree still holds what git wrote; the commit is recorded as the evidence.
     """
     from tinymem.adopt import adopt, adopt_content
     from tinymem.errors import UsageError
     from tinymem.repository import open_repo
 
     repo = open_repo()
+    if merged or since is not None:
+        if paths or all_stale or paste is not None or not merged:
+            raise UsageError("--merged takes no files, and --since goes with --merged")
+        _adopt_merged(repo, since, as_json)
+        return
     if paste is not None:
         if paths or all_stale:
             raise UsageError("--path takes the content from stdin; do not name other files")
@@ -225,6 +254,39 @@ def adopt_cmd(
             f" (git cat-file -p {result.saved_disk_text})."
         )
     con.print(f"Episode {ep.id} (commit {short(result.committed.commit)}).")
+
+
+def _adopt_merged(repo: Repo, since: str | None, as_json: bool) -> None:
+    from tinymem.branches.merged import adopt_merged
+
+    result = adopt_merged(repo, since)
+    found, taken, c = result.evidence, result.taken, result.committed
+    if as_json:
+        emit_json(
+            {
+                "episode": c.episode.id if c else None,
+                "commit": c.commit if c else None,
+                "merged": found.after,
+                "before": found.before,
+                "evidence": found.what,
+                "adopted": taken.taken,
+                "deleted": taken.deleted,
+                "left_stale": taken.left,
+            }
+        )
+        return
+    con = out()
+    con.print(f"Changes from {short(found.before)} to {short(found.after)} ({found.what}):")
+    for p in taken.taken:
+        con.print(f"adopted  {escape(p)}")
+    for p in taken.deleted:
+        con.print(f"deleted  {escape(p)}  [dim](entities TOMBSTONED)[/]")
+    for p in taken.left:
+        con.print(f"left     {escape(p)}  [dim](differs from the commit on disk: still STALE)[/]")
+    if c is None:
+        con.print("Nothing to adopt: the State Map already holds what the merge left.")
+    else:
+        con.print(f"Episode {c.episode.id} (commit {short(c.commit)}).")
 
 
 def state_cmd(

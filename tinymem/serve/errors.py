@@ -9,6 +9,7 @@ from tinymem.errors import (
     ModelError,
     ModelNotFoundError,
     ModelTimeoutError,
+    NoBranchError,
     NotInitializedError,
     TinymemError,
     UnsafePathError,
@@ -29,8 +30,8 @@ def status_for(exc: TinymemError) -> int:
         return 400
     if isinstance(exc, ConcurrencyError):
         return 503
-    if isinstance(exc, NotInitializedError):
-        return 409
+    if isinstance(exc, (NotInitializedError, NoBranchError)):
+        return 409  # the repository is not in a state tm can serve from
     return 500
 
 

@@ -26,12 +26,16 @@ def _model(settings: ServeSettings) -> str:
 
 
 def health(settings: ServeSettings) -> dict[str, Any]:
+    from tinymem.branches.refs import current_branch, state_ref
+
     repo = open_repo(settings.workdir)
+    branch = current_branch(repo.git)
     return {
         "status": "ok",
         "version": __version__,
         "workdir": repo.workdir,
-        "state": repo.state_tip(),
+        "branch": branch,
+        "state": None if branch is None else repo.state_tip(state_ref(branch)),
         "model": _model(settings),
     }
 

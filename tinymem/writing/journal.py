@@ -42,6 +42,9 @@ class Intent:
     tag: str  # names its temporary files
     files: list[IntendedFile]
     started: str = field(default_factory=now_iso)
+    # The ledger ref the episode goes to (records written before State Maps were per branch
+    # have none: the current branch's is read).
+    ref: str | None = None
 
 
 def intent_path(repo: Repo) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from tinymem.branches.refs import HEADS_PREFIX, LEGACY_REF, state_ref
 from tinymem.notices import heard
 from tinymem.reflock import STALE_AFTER, lock_age, ref_lock_path, writer_alive
 from tinymem.repository import CACHE_DIRNAME, UNRECORDED, Repo
@@ -25,12 +26,27 @@ class Leftovers:
 
 def leftovers(repo: Repo) -> Leftovers:
     found = Leftovers(recovered=[n for n in heard() if "interrupted tm accept" in n])
-    age = lock_age(repo)
-    if age is not None and age >= STALE_AFTER and not writer_alive(repo):
-        found.ref_lock, found.ref_lock_age = ref_lock_path(repo), age
+    for ref in [LEGACY_REF, *map(state_ref, _locked_branches(repo))]:
+        age = lock_age(repo, ref)
+        if age is not None and age >= STALE_AFTER and not writer_alive(repo):
+            found.ref_lock, found.ref_lock_age = ref_lock_path(repo, ref), age
+            break
     if os.path.exists(journal.intent_path(repo)):
         found.accept_running = True  # open_repo recovers a dead one: this one is alive
     saved = os.path.join(repo.git.path, CACHE_DIRNAME, UNRECORDED)
     if os.path.isdir(saved):
         found.unrecorded = sorted(os.path.join(saved, d) for d in os.listdir(saved))
     return found
+
+
+def _locked_branches(repo: Repo) -> list[str]:
+    """Branches with a ref lock file under `refs/tinymem/heads/` (a ledger whose ref does not
+    exist yet can be locked too, so the refs alone would not find them all)."""
+    root = os.path.join(repo.common_dir, *HEADS_PREFIX.rstrip("/").split("/"))
+    out = []
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            if name.endswith(".lock"):
+                rel = os.path.relpath(os.path.join(dirpath, name[: -len(".lock")]), root)
+                out.append(rel.replace(os.sep, "/"))
+    return sorted(out)

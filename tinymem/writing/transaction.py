@@ -18,6 +18,7 @@ from typing import TypeVar
 
 import pygit2
 
+from tinymem.branches.names import LEGACY_REF
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
 from tinymem.repository import Repo
 from tinymem.writing import journal
@@ -85,7 +86,9 @@ def write_all(
                 )
             )
         writer.flush()  # both sides durable before the record that names them
-        intent = Intent(episode=episode, tip=tip, tag=f"tm-{episode}", files=files)
+        intent = Intent(
+            episode=episode, tip=tip, tag=f"tm-{episode}", files=files, ref=repo.state_ref
+        )
         journal.write(repo, intent)
         try:
             for c in changes:
@@ -104,8 +107,15 @@ def write_all(
 
 
 def recorded(repo: Repo, intent: Intent, *, depth: int = 200) -> bool:
-    """Whether the ledger holds the intent's episode (committed after `intent.tip`)."""
-    tip = repo.state_tip()
+    """Whether the ledger holds the intent's episode (committed after `intent.tip`).
+
+    A record written before State Maps were per branch names no ref: its ledger may still be
+    the single `refs/tinymem/state` (recovery runs before the move to the branch's ref)."""
+    refs = [intent.ref] if intent.ref else [LEGACY_REF, repo.state_ref]
+    return any(_holds(repo, repo.state_tip(ref), intent, depth) for ref in refs)
+
+
+def _holds(repo: Repo, tip: str | None, intent: Intent, depth: int) -> bool:
     marker = f"Tinymem-Episode: {intent.episode}\n"
     for _ in range(depth):
         if tip is None or tip == intent.tip:

@@ -1,0 +1,80 @@
+"""Which ledger ref belongs to the current worktree: `refs/tinymem/heads/<branch>`.
+
+The branch is the one HEAD names in this worktree (a linked worktree has its own HEAD), or,
+while a rebase is stopped, the branch being rebased (git detaches HEAD then, but the commits
+belong to that branch). A detached HEAD has no State Map: tm refuses to use one rather than
+guess. Everything here reads refs only; nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pygit2
+
+from tinymem.branches.names import HEADS_PREFIX, LEGACY_REF, branch_of_ref, state_ref
+from tinymem.errors import NoBranchError
+
+__all__ = [
+    "HEADS_PREFIX",
+    "LEGACY_REF",
+    "branch_of_ref",
+    "current_branch",
+    "head_commit",
+    "ledger_refs",
+    "require_branch",
+    "state_ref",
+]
+
+_BRANCH_PREFIX = "refs/heads/"
+# Where git keeps the name of the branch a stopped rebase is rewriting (per worktree).
+_REBASE_HEAD_NAMES = (("rebase-merge", "head-name"), ("rebase-apply", "head-name"))
+
+
+def current_branch(git: pygit2.Repository) -> str | None:
+    """The branch this worktree is on (an unborn one too), or None when HEAD is detached and
+    no rebase is under way."""
+    head = git.references.get("HEAD")
+    if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC:
+        target = str(head.target)
+        if target.startswith(_BRANCH_PREFIX):
+            return target[len(_BRANCH_PREFIX) :]
+    for directory, name in _REBASE_HEAD_NAMES:
+        try:
+            with open(os.path.join(git.path, directory, name), encoding="utf-8") as f:
+                target = f.read().strip()
+        except OSError:
+            continue
+        if target.startswith(_BRANCH_PREFIX):
+            return target[len(_BRANCH_PREFIX) :]
+    return None
+
+
+def require_branch(git: pygit2.Repository) -> str:
+    branch = current_branch(git)
+    if branch is None:
+        at = head_commit(git)
+        where = f" at {at[:12]}" if at else ""
+        raise NoBranchError(
+            f"HEAD is detached{where}: tm keeps one State Map per branch; switch to a branch"
+            " (`git switch NAME`, or `git switch -c NAME` to start one here) and run tm there"
+        )
+    return branch
+
+
+def head_commit(git: pygit2.Repository) -> str | None:
+    """The commit HEAD points at; None on an unborn branch."""
+    try:
+        return None if git.head_is_unborn else str(git.head.target)
+    except pygit2.GitError:
+        return None
+
+
+def ledger_refs(git: pygit2.Repository) -> dict[str, str]:
+    """Every branch's ledger: branch name -> tip commit id."""
+    out: dict[str, str] = {}
+    for ref in git.references.iterator():
+        branch = branch_of_ref(ref.name)
+        if branch is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
+            out[branch] = str(ref.target)
+    return dict(sorted(out.items()))
