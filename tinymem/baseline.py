@@ -149,7 +149,7 @@ def init_branch(repo: Repo, progress: Progress | None = None) -> InitResult:
     a ledger (`branches.start`), then the tracked files it does not know yet imported."""
     from tinymem.branches.start import ensure_state
 
-    ensure_state(repo, unborn=True)
+    ensure_state(repo)  # None on an unborn branch: its files are imported below
     return init(repo, progress)
 
 

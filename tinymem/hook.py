@@ -232,7 +232,15 @@ def check(repo: Repo) -> HookReport:
         return report  # a detached HEAD has no State Map: nothing tm accepted to protect
     # The branch's own State Map (a branch's first commit starts it), so a version another
     # branch superseded is never mistaken for a stale buffer here.
-    tip = ensure_state(repo)
+    try:
+        tip = ensure_state(repo)
+    except UsageError as exc:
+        # The branch cannot have a State Map until the user moves a ref (tm says which):
+        # there is nothing tm accepted on it to protect, so the commit goes on.
+        from tinymem.notices import emit
+
+        emit(str(exc))
+        return report
     if tip is None:
         return report  # tm is not initialized here: nothing to protect
     view = StateView(repo.git, tip)

@@ -34,7 +34,7 @@ def test_a_merge_is_adopted_with_its_commit_as_evidence(repo: Path) -> None:
     write(repo, "c.py", "def c():\n    return 9\n")  # a hand edit after the merge
     status = tm(repo, "status")
     assert "STALE" in status.stdout
-    assert "1 of these file(s) are as merge commit" in status.stdout  # d.py is new to tm
+    assert "1 of these file(s) are as the merge (" in status.stdout  # d.py is new to tm
     assert "tm adopt --merged" in status.stdout
     proc = tm(repo, "adopt", "--merged", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -4,6 +4,7 @@ use starts it from the branch it was made from, the hook judges against the curr
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import git, tm, tm_ask, write
@@ -206,7 +207,8 @@ def test_an_unborn_orphan_branch_waits_for_tm_init(repo: Path) -> None:
     assert proc.returncode == 3 and "tm init" in proc.stderr
     assert "refs/tinymem/heads/o2" not in git(repo, "for-each-ref", "refs/tinymem/")
     init = tm(repo, "init")
-    assert init.returncode == 0 and "has no commit and no State Map" in init.stderr
+    assert init.returncode == 0, init.stderr
+    assert "Imported 2 tracked files" in init.stdout
 
 
 def test_a_deleted_branch_s_ledger_in_the_way_is_named(repo: Path) -> None:
@@ -221,3 +223,31 @@ def test_a_deleted_branch_s_ledger_in_the_way_is_named(repo: Path) -> None:
     assert "refs/tinymem/heads/a (the ledger of branch a" in proc.stderr
     assert "git update-ref -d refs/tinymem/heads/a" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_renamed_branch_keeps_its_ledger(repo: Path, server: ModelServer) -> None:
+    _base(repo)
+    git(repo, "switch", "-q", "-c", "zfeat")
+    pid = _accept(repo, server, "helpers.py", NEW_FLAG)  # not committed
+    git(repo, "branch", "-m", "zfeat2")
+    proc = tm(repo, "status", "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "branch zfeat was renamed zfeat2" in proc.stderr
+    assert pid in tm(repo, "log").stdout
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/tinymem/").split()
+    assert refs == ["refs/tinymem/heads/main", "refs/tinymem/heads/zfeat2"]
+
+
+def test_the_hook_lets_a_commit_through_while_a_ref_clashes(repo: Path) -> None:
+    _base(repo)
+    git(repo, "switch", "-q", "-c", "a")
+    assert tm(repo, "status").returncode == 0
+    git(repo, "switch", "-q", "main")
+    git(repo, "branch", "-D", "a")
+    git(repo, "switch", "-q", "-c", "a/b")
+    write(repo, "app.py", "def run():\n    return 4\n")
+    proc = subprocess.run(
+        ["git", "commit", "-qam", "on a/b"], cwd=repo, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "leaves no room for refs/tinymem/heads/a/b" in proc.stderr

@@ -65,3 +65,25 @@ def test_two_worktrees_accept_concurrently_without_cross_talk(
     git(repo, "commit", "-qam", "a 2")
     git(other, "commit", "-qam", "b 3")
     assert git(repo, "log", "-1", "--format=%s", "feature").strip() == "b 3"
+
+
+def test_a_new_worktree_does_not_inherit_uncommitted_work_as_stale(
+    repo: Path, server: ModelServer, tmp_path: Path
+) -> None:
+    # main has accepted work it has not committed; a worktree made from main's commit holds
+    # the committed text, and must neither show it STALE nor have its commits refused.
+    write(repo, "helpers.py", "def flag():\n    return False\n\n\ndef other():\n    return 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    assert tm(repo, "hook", "install").returncode == 0
+    pid = _propose(repo, server, "helpers.py", "def flag():\n    return True")
+    assert tm(repo, "accept", pid).returncode == 0
+    other = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "new", str(other))
+    status = tm(other, "status", "--check")
+    assert status.returncode == 0, status.stdout + status.stderr
+    write(other, "helpers.py", (other / "helpers.py").read_text().replace("1\n", "2\n"))
+    git(other, "commit", "-qam", "other: 2")
+    assert git(other, "log", "-1", "--format=%s").strip() == "other: 2"
+    assert tm(repo, "status", "--check").returncode == 0  # main keeps its accepted text

@@ -11,6 +11,9 @@ branch's history. Then the files git changed between the origin's code and HEAD 
 HEAD has them, where the work tree agrees, in one `branch` episode: only what the checkout
 changed, so a stale buffer or an unrecorded edit stays STALE, as it was on the origin.
 
+When the origin is checked out in another worktree, its uncommitted work never reached this
+worktree's files, so every file where the State Map and HEAD differ is taken (again only where
+the work tree holds HEAD's text). A renamed branch keeps its ledger (it moves with the name).
 A branch related to no ledger starts a ledger of its own from its commit's files (again only
 where the work tree agrees); an unborn branch (no commit yet) waits for `tm init`. Either way
 one line on stderr says what was done.
@@ -18,6 +21,7 @@ one line on stderr says what was done.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pygit2
@@ -43,10 +47,10 @@ class Origin:
     fork: str  # the git commit where the two branches' code meet
 
 
-def ensure_state(repo: Repo, *, unborn: bool = False) -> str | None:
+def ensure_state(repo: Repo) -> str | None:
     """The tip of the current branch's ledger, made first if the branch has none and another
     branch (or the single ref of an older tm) has one; None when no branch has a ledger, or
-    the branch has no commit yet (`unborn`: `tm init`, which imports it, asks anyway)."""
+    the branch has no commit yet (`tm init` imports its files then)."""
     ref = repo.state_ref
     tip = repo.state_tip(ref)
     if tip is not None:
@@ -57,10 +61,47 @@ def ensure_state(repo: Repo, *, unborn: bool = False) -> str | None:
     others = ledger_refs(repo.git)
     if not others:
         return None
+    branch = branch_of_ref(ref) or ""
+    renamed = _renamed_from(repo.git, branch)
+    if renamed in others and repo.git.references.get(f"refs/heads/{renamed}") is None:
+        return _follow_rename(repo, renamed, branch, others[renamed])
     _refuse_clash(ref, others)
-    if head_commit(repo.git) is None and not unborn:
+    if head_commit(repo.git) is None:
         return None
     return _start(repo, ref, others)
+
+
+def _renamed_from(git: pygit2.Repository, branch: str) -> str | None:
+    """The name `branch` had before a `git branch -m` (its reflog, or HEAD's, says)."""
+    suffix = f" to refs/heads/{branch}"
+    for name in (f"refs/heads/{branch}", "HEAD"):
+        ref = git.references.get(name)
+        if ref is None:
+            continue
+        try:
+            for entry in ref.log():
+                message = entry.message or ""
+                if message.startswith("Branch: renamed refs/heads/") and message.endswith(suffix):
+                    return message[len("Branch: renamed refs/heads/") : -len(suffix)]
+        except (pygit2.GitError, KeyError):
+            continue
+    return None
+
+
+def _follow_rename(repo: Repo, old: str, new: str, tip: str) -> str | None:
+    """The ledger of a renamed branch is the branch's: it moves with the name (both ref
+    updates compare-and-swap)."""
+    where = (repo.git.path, repo.workdir)
+    with updating(repo):
+        made = repo_git_output(
+            *where, "update-ref", "-m", "tm: rename", state_ref(new), tip, "0" * len(tip)
+        )
+        if made is not None:
+            repo_git_output(*where, "update-ref", "-d", state_ref(old), tip)
+    if made is None:
+        return repo.state_tip(state_ref(new))  # another tm moved it first
+    emit(f"branch {old} was renamed {new}: its State Map follows ({state_ref(new)})")
+    return tip
 
 
 def _refuse_clash(ref: str, ledgers: dict[str, str]) -> None:
@@ -82,26 +123,22 @@ def _start(repo: Repo, ref: str, ledgers: dict[str, str]) -> str | None:
 
     branch = branch_of_ref(ref) or ""
     head = head_commit(repo.git)
-    if head is None:  # an unborn branch, for `tm init`: its index and files
-        from tinymem.baseline import init
-
-        done = init(repo)
-        emit(
-            f"branch {branch} has no commit and no State Map: imported its"
-            f" {len(done.imported)} tracked files"
-        )
-        return repo.state_tip(ref)
+    assert head is not None
     origin = choose_origin(repo, branch, ledgers)
     result = Taken()
     reason = f"as commit {head[:12]} of branch {branch} has it"
     details: dict[str, object] = {}
     if origin is not None:
         details = {"from_branch": origin.branch, "from_commit": origin.commit}
+    # What git changed between the origin's code and HEAD; when the origin is checked out in
+    # another worktree, its uncommitted work (in its State Map) never reached this one's
+    # files, so every file where the State Map and HEAD differ is compared.
+    here = origin is not None and not _checked_out_elsewhere(repo, origin.branch)
     operation = taking(
         repo,
         head,
         result,
-        before=None if origin is None else origin.code,
+        before=origin.code if origin is not None and here else None,
         kind="branch",
         reason=reason,
         source=Source.DISK,
@@ -123,6 +160,26 @@ def _start(repo: Repo, ref: str, ledgers: dict[str, str]) -> str | None:
             f" (ledger {origin.commit[:12]}){took}{stale}"
         )
     return repo.state_tip(ref)
+
+
+def _checked_out_elsewhere(repo: Repo, branch: str) -> bool:
+    """Whether another worktree of this repository has `branch` checked out."""
+    common = repo.common_dir
+    heads = [os.path.join(common, "HEAD")]
+    linked = os.path.join(common, "worktrees")
+    if os.path.isdir(linked):
+        heads += [os.path.join(linked, name, "HEAD") for name in os.listdir(linked)]
+    mine = os.path.realpath(os.path.join(repo.git.path, "HEAD"))
+    for path in heads:
+        if os.path.realpath(path) == mine:
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if f.read().strip() == f"ref: refs/heads/{branch}":
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def _point(repo: Repo, ref: str, commit: str) -> None:

@@ -57,7 +57,7 @@ def merge_ledger_cmd(
         )
         return
     for p in result.taken:
-        con.print(f"took      {escape(p)}  [dim](only their ledger changed it)[/]")
+        con.print(f"took      {escape(p)}  [dim](their records)[/]")
     for p in result.resolved:
         con.print(f"resolved  {escape(p)}  [dim](both changed it: HEAD's merge of them)[/]")
     for p in result.kept:

@@ -135,9 +135,10 @@ def status_cmd(
         rows = _status_rows(report, proposals, styled, repo.state_ref)
         if merged is not None:
             found, files = merged
+            how = "the merge" if found.what == "merge commit" else "the rebase or pull"
             rows.append(
-                f"{len(files)} of these file(s) are as {found.what} {short(found.after)} changed"
-                " them: tm adopt --merged records what git wrote."
+                f"{len(files)} of these file(s) are as {how} ({short(found.before)} →"
+                f" {short(found.after)}) left them: tm adopt --merged records what git wrote."
             )
         write_rows(rows, styled)
     if check and not report.clean:

@@ -18,7 +18,8 @@ from typing import TypeVar
 
 import pygit2
 
-from tinymem.branches.names import LEGACY_REF
+from tinymem.branches.names import LEGACY_REF, state_ref
+from tinymem.branches.refs import ledger_refs
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
 from tinymem.repository import Repo
 from tinymem.writing import journal
@@ -111,7 +112,12 @@ def recorded(repo: Repo, intent: Intent, *, depth: int = 200) -> bool:
 
     A record written before State Maps were per branch names no ref: its ledger may still be
     the single `refs/tinymem/state` (recovery runs before the move to the branch's ref)."""
-    refs = [intent.ref] if intent.ref else [LEGACY_REF, repo.state_ref]
+    if intent.ref:
+        refs = [intent.ref]
+    else:
+        # Whichever branch took the single ref over (another worktree's, maybe), and never
+        # HEAD's: this runs in `open_repo`, where a detached HEAD must not stop recovery.
+        refs = [LEGACY_REF, *(state_ref(b) for b in ledger_refs(repo.git))]
     return any(_holds(repo, repo.state_tip(ref), intent, depth) for ref in refs)
 
 
