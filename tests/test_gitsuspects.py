@@ -47,3 +47,25 @@ def test_probe_reads_the_tip_and_compares_with_its_files_tree(repo: Path) -> Non
 
 def test_probe_outside_a_repository_is_none(tmp_path: Path) -> None:
     assert start(str(tmp_path)) is None
+
+
+def test_probe_reads_packed_and_linked_worktree_refs(repo: Path, tmp_path: Path) -> None:
+    write(repo, "a.py", "def a():\n    pass\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init", "-q").returncode == 0
+    git(repo, "pack-refs", "--all")  # as `git gc` leaves them
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    assert not (repo / ".git" / "refs" / "tinymem" / "heads" / "main").exists()
+    probe = start(str(repo))
+    assert probe is not None and probe.commit == tip
+    other = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+    assert start(str(other)) is None  # no ledger for side yet: the full path starts it
+    assert tm(other, "status", "--check").returncode == 0
+    probe = start(str(other))
+    assert probe is not None
+    assert probe.commit == git(repo, "rev-parse", "refs/tinymem/heads/side").strip()
+    assert probe.serves(str(repo / ".git" / "worktrees" / "wt"), str(other))
+    git(repo, "switch", "-q", "--detach")
+    assert start(str(repo)) is None  # detached: the full path says so

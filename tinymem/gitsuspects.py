@@ -91,35 +91,70 @@ class Probe:
 
 
 def start(cwd: str) -> Probe | None:
-    """Find the repository, its work tree, its branch and that branch's ledger tip with two
-    quick git calls and start the comparison with that tip's files/ tree; None when git cannot
-    (not a work tree, HEAD detached, the branch without a State Map yet).
+    """Find the repository, its work tree, its branch and that branch's ledger tip with one
+    quick git call and two file reads, and start the comparison with that tip's files/ tree;
+    None when that cannot be done that way (not a work tree, HEAD detached, the branch without
+    a State Map yet, a ref store that is not files): the full path decides then.
 
     The caller must check `serves` against the repository it opened, and read the State Map
     at `probe.commit`, not at the ref: the ref may move.
     """
-    out = git_output(cwd, "rev-parse", "--absolute-git-dir", "--show-toplevel")
+    out = git_output(
+        cwd,
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-dir",
+        "--git-common-dir",
+        "--show-toplevel",
+    )
     if out is None:
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) != 2:
+    if len(lines) != 3:
         return None
-    git_dir, workdir = os.path.normpath(lines[0]), os.path.normpath(lines[1])
-    # HEAD read as the file it is (an unborn branch has no commit for rev-parse to name);
-    # anything unexpected (detached, a reftable stub) leaves the decision to the full path.
+    git_dir, common, workdir = (os.path.normpath(line) for line in lines)
+    # HEAD read as the file it is (an unborn branch has no commit for rev-parse to name).
+    head = _read_text(os.path.join(git_dir, "HEAD"))
+    if head is None or not head.startswith("ref: refs/heads/"):
+        return None
+    commit = _read_ref(common, state_ref(head[len("ref: refs/heads/") :]))
+    if commit is None:
+        return None
+    return Probe(git_dir, workdir, f"{commit}:files", commit)
+
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _is_oid(text: str) -> bool:
+    return _OID.fullmatch(text) is not None
+
+
+def _read_text(path: str) -> str | None:
     try:
-        with open(os.path.join(git_dir, "HEAD"), "rb") as f:
-            head = f.read(4096).decode("utf-8", "surrogateescape").strip()
+        with open(path, "rb") as f:
+            return f.read(4096).decode("utf-8", "surrogateescape").strip()
     except OSError:
         return None
-    if not head.startswith("ref: refs/heads/"):
+
+
+def _read_ref(common: str, ref: str) -> str | None:
+    """A ref's object id as git's files backend stores it: the loose file, else its line in
+    packed-refs. Anything odd (garbage, a symbolic ref) is None: the full path reports it."""
+    loose = _read_text(os.path.join(common, *ref.split("/")))
+    if loose is not None:
+        return loose if _is_oid(loose) else None
+    try:
+        with open(os.path.join(common, "packed-refs"), "rb") as f:
+            packed = f.read()
+    except OSError:
         return None
-    ref = state_ref(head[len("ref: refs/heads/") :])
-    found = git_output(cwd, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
-    if found is None:
-        return None  # the branch has no State Map yet: starting one is the full path's job
-    commit = found.decode().strip()
-    return Probe(git_dir, workdir, f"{commit}:files", commit)
+    at = packed.find(b" " + ref.encode() + b"\n")
+    if at < 0:
+        return None
+    start = packed.rfind(b"\n", 0, at) + 1
+    oid = packed[start:at].decode("ascii", "replace")
+    return oid if _is_oid(oid) else None
 
 
 def _lists_gitattributes(tags: bytes) -> bool:

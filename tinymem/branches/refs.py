@@ -22,6 +22,7 @@ __all__ = [
     "current_branch",
     "head_commit",
     "ledger_refs",
+    "may_have_merged",
     "require_branch",
     "state_ref",
 ]
@@ -78,3 +79,14 @@ def ledger_refs(git: pygit2.Repository) -> dict[str, str]:
         if branch is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
             out[branch] = str(ref.target)
     return dict(sorted(out.items()))
+
+
+def may_have_merged(git: pygit2.Repository) -> bool:
+    """Whether git could name a merge or rebase HEAD came from (a merge commit at HEAD, or an
+    ORIG_HEAD): the cheap test before `branches.merged` is asked which files it changed."""
+    head = head_commit(git)
+    if head is None:
+        return False
+    commit = git[head]
+    parents = len(commit.parent_ids) if isinstance(commit, pygit2.Commit) else 0
+    return parents > 1 or os.path.exists(os.path.join(git.path, "ORIG_HEAD"))

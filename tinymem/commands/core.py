@@ -102,9 +102,13 @@ def status_cmd(
     from tinymem.proposalrecords import pending
 
     proposals = sorted(pending(view))
-    from tinymem.branches.merged import merged_among
+    from tinymem.branches.refs import may_have_merged
 
-    merged = merged_among(repo, [d.path for d in report.drift])
+    merged = None
+    if report.drift and may_have_merged(repo.git):
+        from tinymem.branches.merged import merged_among
+
+        merged = merged_among(repo, [d.path for d in report.drift])
     if as_json:
         emit_json(
             {
