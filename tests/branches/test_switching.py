@@ -211,13 +211,18 @@ def test_an_unborn_orphan_branch_waits_for_tm_init(repo: Path) -> None:
     assert "Imported 2 tracked files" in init.stdout
 
 
-def test_a_deleted_branch_s_ledger_in_the_way_is_named(repo: Path) -> None:
+def _on_a_branch_whose_ref_clashes(repo: Path) -> None:
+    """On branch a/b, where the ledger of a deleted branch a is in the way."""
     _base(repo)
     git(repo, "switch", "-q", "-c", "a")
     assert tm(repo, "status").returncode == 0
     git(repo, "switch", "-q", "main")
     git(repo, "branch", "-D", "a")
     git(repo, "switch", "-q", "-c", "a/b")
+
+
+def test_a_deleted_branch_s_ledger_in_the_way_is_named(repo: Path) -> None:
+    _on_a_branch_whose_ref_clashes(repo)
     proc = tm(repo, "status")
     assert proc.returncode == 2, proc.stderr
     assert "refs/tinymem/heads/a (the ledger of branch a" in proc.stderr
@@ -239,12 +244,7 @@ def test_a_renamed_branch_keeps_its_ledger(repo: Path, server: ModelServer) -> N
 
 
 def test_the_hook_lets_a_commit_through_while_a_ref_clashes(repo: Path) -> None:
-    _base(repo)
-    git(repo, "switch", "-q", "-c", "a")
-    assert tm(repo, "status").returncode == 0
-    git(repo, "switch", "-q", "main")
-    git(repo, "branch", "-D", "a")
-    git(repo, "switch", "-q", "-c", "a/b")
+    _on_a_branch_whose_ref_clashes(repo)
     write(repo, "app.py", "def run():\n    return 4\n")
     proc = subprocess.run(
         ["git", "commit", "-qam", "on a/b"], cwd=repo, capture_output=True, text=True
