@@ -24,12 +24,11 @@ import pygit2
 
 from tinymem.branches.refs import branch_of_ref, head_commit
 from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
-from tinymem.gitcmd import repo_git_output
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
 from tinymem.jsontext import quoted, quoted_or_null
 from tinymem.notices import emit
 from tinymem.records import State
-from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, updating
+from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, swap_ref, updating
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView
 
@@ -359,20 +358,8 @@ def _commit(
         # libgit2 moves the ref only if it still points at the first parent.
         oid = repo.git.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), parents)
         return str(oid)
-    # A new ledger: libgit2 would overwrite a ref created meanwhile, git's update-ref with
-    # an all-zero old value refuses to.
     commit = str(repo.git.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
-    done = repo_git_output(
-        repo.git.path,
-        repo.workdir,
-        "update-ref",
-        "-m",
-        "tm: new ledger",
-        ref,
-        commit,
-        "0" * len(commit),
-    )
-    if done is None:
+    if not swap_ref(repo, ref, commit, None, "new ledger"):
         raise _RefExists()
     return commit
 
@@ -405,16 +392,15 @@ def history(
     repo: Repo,
     newest_first: bool = True,
     *,
-    tip: str | None = None,
-    first_parent: bool = True,
     tips: Sequence[str] = (),
+    first_parent: bool = True,
 ) -> Iterator[tuple[str, Episode]]:
-    """(commit id, episode) along a ledger (default: the current branch's). The first-parent
-    chain is the branch's own sequence of State Maps; with `first_parent` False the episodes a
-    ledger merge brought in are listed too, and `tips` walks several ledgers at once (each
-    commit once), both newest first by time."""
-    first = tip if tip is not None else None if tips else repo.state_tip()
-    starts = [*tips] if tips else [first] if first is not None else []
+    """(commit id, episode) along the ledger at `tips` (default: the current branch's). The
+    first-parent chain of one tip is a branch's own sequence of State Maps; with
+    `first_parent` False the episodes a ledger merge brought in are listed too, and several
+    tips are walked together (each commit once); both newest first by time."""
+    current_tip = None if tips else repo.state_tip()
+    starts = list(tips) if tips else [current_tip] if current_tip is not None else []
     if not starts:
         return
     order = pygit2.enums.SortMode.TOPOLOGICAL

@@ -47,11 +47,12 @@ def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
     each episode, a ledger merge's too, records every file it changed against its first
     parent, so that chain alone must reproduce the State Map."""
     view = current(repo) if tip is None else StateView(repo.git, tip)
+    assert view.commit_id is not None
     writer = ObjectWriter(repo.git)  # never flushed
     tree: str | None = None
     states: dict[str, tuple[State, str]] = {}
     report = RebuildReport(episodes=0)
-    for commit, ep in history(repo, newest_first=False, tip=view.commit_id):
+    for commit, ep in history(repo, newest_first=False, tips=[view.commit_id]):
         report.episodes += 1
         edits: TreeEdits = {}
         for path, record in ep.files.items():

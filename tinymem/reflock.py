@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 
 from tinymem.flock import held
+from tinymem.gitcmd import repo_git_output
 from tinymem.repository import CACHE_DIRNAME, Repo
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "clear_if_stale",
     "lock_age",
     "ref_lock_path",
+    "swap_ref",
     "updating",
     "writer_alive",
 ]
@@ -50,6 +52,20 @@ def updating(repo: Repo, *, wait: bool = True) -> Iterator[bool]:
     )
     with held(_flock_path(repo), wait=WAIT if wait else 0.0, busy=busy) as mine:
         yield mine
+
+
+def swap_ref(repo: Repo, ref: str, new: str | None, old: str | None, why: str) -> bool:
+    """Move `ref` from `old` (None: it must not exist yet) to `new` (None: delete it), with
+    git's compare-and-swap; False when the ref was not at `old`. For creations, renames and
+    put-backs (libgit2 would overwrite a ref created meanwhile); the caller holds
+    `updating`."""
+    if new is None:
+        assert old is not None
+        args = ["-d", ref, old]
+    else:
+        args = [ref, new, old if old is not None else "0" * len(new)]
+    done = repo_git_output(repo.git.path, repo.workdir, "update-ref", "-m", f"tm: {why}", *args)
+    return done is not None
 
 
 def writer_alive(repo: Repo) -> bool:

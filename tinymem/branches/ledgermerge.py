@@ -14,23 +14,23 @@ result is proved by `tm rebuild` before the command returns, and the ref is put 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pygit2
 
+from tinymem.branches.refs import resolve_commit
 from tinymem.errors import CorruptStateError, UsageError
-from tinymem.gitcmd import repo_git_output
-from tinymem.gitobjects import ObjectWriter, diff_blobs, read_blob
+from tinymem.gitobjects import ObjectWriter, diff_blobs, read_blob, read_tree, walk_blobs
 from tinymem.ledger import (
     Draft,
     Episode,
     Transition,
     commit_episode,
     current,
-    history,
     message_trailer,
 )
 from tinymem.records import Source, State, entity_key
-from tinymem.reflock import updating
+from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
 from tinymem.statemap import META, PROPOSALS, FileMeta, StateView
 from tinymem.symcache import SymbolCache, extraction_for
@@ -53,13 +53,26 @@ class LedgerMerge:
     proposals: list[str] = field(default_factory=list)  # proposal entries changed
     proved: int = 0  # episodes `tm rebuild` replayed to prove the result
 
+    def to_json(self) -> dict[str, Any]:
+        """`tm merge-ledger --json`."""
+        return {
+            "outcome": self.outcome,
+            "ours": self.ours,
+            "theirs": self.theirs,
+            "commit": self.commit,
+            "episodes": self.episodes,
+            "taken": self.taken,
+            "resolved": self.resolved,
+            "kept": self.kept,
+            "proposals": self.proposals,
+            "proved_episodes": self.proved,
+        }
+
 
 def _ledger_commit(repo: Repo, rev: str) -> str:
-    try:
-        obj = repo.git.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        raise UsageError(f"{rev}: no such commit (fetch the other ledger first)") from None
-    assert isinstance(obj, pygit2.Commit)
+    obj = resolve_commit(repo.git, rev)
+    if obj is None:
+        raise UsageError(f"{rev}: no such commit (fetch the other ledger first)")
     commit = str(obj.id)
     if StateView(repo.git, commit).episode_blob("episode.json") is None:
         raise UsageError(f"{rev} ({commit[:12]}) is not a tm ledger commit")
@@ -81,14 +94,16 @@ def _changed(repo: Repo, base: StateView, other: StateView, top: str) -> list[st
     if new is None or old == new:
         return []
     if old is None:
-        return [p for p, _ in diff_blobs(repo.git, str(repo.git.TreeBuilder().write()), new)]
+        return [p for p, _ in walk_blobs(repo.git, new)]
     return [p for p, _ in diff_blobs(repo.git, old, new)]
 
 
-def _changed_proposals(base: StateView, other: StateView) -> list[str]:
-    a = {pid: base.entry(PROPOSALS, pid) for pid in base.proposal_ids()}
-    b = {pid: other.entry(PROPOSALS, pid) for pid in other.proposal_ids()}
-    return sorted(pid for pid in a.keys() | b.keys() if a.get(pid) != b.get(pid))
+def _proposals(view: StateView) -> dict[str, tuple[int, str]]:
+    """Proposal id -> (mode, id) of its entry: the `proposals/` tree read once."""
+    sub = view.subtree(PROPOSALS)
+    if sub is None:
+        return {}
+    return {e.name or "": (e.filemode, str(e.id)) for e in read_tree(view.repo, sub)}
 
 
 def _transitions(
@@ -123,11 +138,12 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
             " repository's or another branch's, not a copy of this one"
         )
     base = str(base_oid)
-    result.episodes = sum(
-        1
-        for c in git.walk(pygit2.Oid(hex=theirs))
-        if not git.descendant_of(base_oid, c.id) and str(c.id) != base
-    )
+    # Their episodes that ours lacks, named by the commits' trailers (an `init` record can
+    # run to tens of MB; it is never read here).
+    walker = git.walk(pygit2.Oid(hex=theirs))
+    walker.hide(base_oid)
+    brought = [message_trailer(c.message, "Tinymem-Episode") or str(c.id) for c in walker]
+    result.episodes = len(brought)
     ref = repo.state_ref
     if base == ours:
         _move(repo, ref, ours, theirs)
@@ -183,8 +199,9 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
                 " committed merge of them: merge the code first (git pull, resolve, commit),"
                 " then run tm merge-ledger again; nothing was written"
             )
-        for pid in _changed_proposals(b, t):
-            o_e, b_e, t_e = (v.entry(PROPOSALS, pid) for v in (view, b, t))
+        o_p, b_p, t_p = _proposals(view), _proposals(b), _proposals(t)
+        for pid in sorted(p for p in b_p.keys() | t_p.keys() if b_p.get(p) != t_p.get(p)):
+            o_e, b_e, t_e = o_p.get(pid), b_p.get(pid), t_p.get(pid)
             if o_e == t_e or (o_e != b_e and t_e is not None):
                 continue  # ours changed it: ours stands, unless theirs resolved it
             edits[f"{PROPOSALS}/{pid}"] = t_e
@@ -203,11 +220,7 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
             "resolved": result.resolved,
             "kept": result.kept,
             "proposals": result.proposals,
-            "episodes": [
-                ep.id
-                for c, ep in history(repo, tip=theirs, first_parent=False)
-                if c != base and not git.descendant_of(base_oid, pygit2.Oid(hex=c))
-            ],
+            "episodes": brought,
         }
         return Draft(episode=episode, changes=edits)
 
@@ -271,10 +284,8 @@ def _resolve(
 
 def _move(repo: Repo, ref: str, old: str, new: str) -> None:
     with updating(repo):
-        done = repo_git_output(
-            repo.git.path, repo.workdir, "update-ref", "-m", "tm merge-ledger", ref, new, old
-        )
-    if done is None:
+        done = swap_ref(repo, ref, new, old, "merge-ledger")
+    if not done:
         raise UsageError(f"{ref} moved while merging (another tm process?); run it again")
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pygit2
 
-from tinymem.branches.refs import current_branch, head_commit
+from tinymem.branches.refs import current_branch, head_commit, reflog, resolve_commit
 from tinymem.errors import UsageError
 from tinymem.gitobjects import diff_blobs
 from tinymem.ledger import Committed, commit_episode, current
@@ -42,14 +42,19 @@ class MergedResult:
     committed: Committed | None
     taken: Taken
 
-
-def _commit(git: pygit2.Repository, rev: str) -> pygit2.Commit | None:
-    try:
-        obj = git.revparse_single(rev)
-        peeled = obj.peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    return peeled if isinstance(peeled, pygit2.Commit) else None
+    def to_json(self) -> dict[str, Any]:
+        """`tm adopt --merged --json`."""
+        c, found = self.committed, self.evidence
+        return {
+            "episode": c.episode.id if c else None,
+            "commit": c.commit if c else None,
+            "merged": found.after,
+            "before": found.before,
+            "evidence": found.what,
+            "adopted": self.taken.taken,
+            "deleted": self.taken.deleted,
+            "left_stale": self.taken.left,
+        }
 
 
 def evidence(repo: Repo, since: str | None = None) -> Evidence | None:
@@ -60,7 +65,7 @@ def evidence(repo: Repo, since: str | None = None) -> Evidence | None:
     if head is None:
         return None
     if since is not None:
-        found = _commit(git, since)
+        found = resolve_commit(git, since)
         if found is None:
             raise UsageError(f"--since {since}: no such commit")
         return Evidence(head, str(found.id), "--since")
@@ -69,7 +74,7 @@ def evidence(repo: Repo, since: str | None = None) -> Evidence | None:
     if len(commit.parent_ids) > 1:
         return Evidence(head, str(commit.parent_ids[0]), "merge commit")
     if os.path.exists(os.path.join(git.path, "ORIG_HEAD")):
-        orig = _commit(git, "ORIG_HEAD")
+        orig = resolve_commit(git, "ORIG_HEAD")
         if orig is not None and str(orig.id) != head and _moved_from(git, str(orig.id), head):
             return Evidence(head, str(orig.id), "ORIG_HEAD")
     return None
@@ -79,14 +84,8 @@ def _moved_from(git: pygit2.Repository, orig: str, head: str) -> bool:
     """Whether the current branch's last move was from `orig` to `head`: ORIG_HEAD belongs to
     the worktree, not the branch (a rebase of another branch leaves it behind)."""
     branch = current_branch(git)
-    ref = None if branch is None else git.references.get(f"refs/heads/{branch}")
-    if ref is None:
-        return False
-    try:
-        last = next(iter(ref.log()), None)
-    except (pygit2.GitError, KeyError):
-        return False
-    return last is not None and (str(last.oid_old), str(last.oid_new)) == (orig, head)
+    moves = [] if branch is None else reflog(git, f"refs/heads/{branch}")
+    return bool(moves) and moves[0][1:] == (orig, head)
 
 
 def merged_paths(repo: Repo, found: Evidence) -> set[str]:

@@ -4,9 +4,8 @@ that ledger becomes the State Map of the branch it is used on first."""
 from __future__ import annotations
 
 from tinymem.branches.refs import LEGACY_REF, branch_of_ref, ledger_refs
-from tinymem.gitcmd import repo_git_output
 from tinymem.notices import emit
-from tinymem.reflock import updating
+from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
 
 __all__ = ["migrate_legacy"]
@@ -22,13 +21,10 @@ def migrate_legacy(repo: Repo, ref: str) -> str | None:
         # old clone is left for `tm doctor` to report).
         return None
     tip = str(legacy.target)
-    zero = "0" * len(tip)
-    where = (repo.git.path, repo.workdir)
     with updating(repo):
-        moved = repo_git_output(*where, "update-ref", "-m", "tm: per-branch", ref, tip, zero)
-        if moved is None:
+        if not swap_ref(repo, ref, tip, None, "per-branch"):
             return repo.state_tip(ref)  # another tm moved it first
-        repo_git_output(*where, "update-ref", "-d", LEGACY_REF, tip)
+        swap_ref(repo, LEGACY_REF, None, tip, "per-branch")
     emit(
         f"this repository's State Map ({LEGACY_REF}) is now branch {branch_of_ref(ref)}'s"
         f" ({ref}); other branches start from it when first used"

@@ -23,7 +23,9 @@ __all__ = [
     "head_commit",
     "ledger_refs",
     "may_have_merged",
+    "reflog",
     "require_branch",
+    "resolve_commit",
     "state_ref",
 ]
 
@@ -79,6 +81,28 @@ def ledger_refs(git: pygit2.Repository) -> dict[str, str]:
         if branch is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
             out[branch] = str(ref.target)
     return dict(sorted(out.items()))
+
+
+def resolve_commit(git: pygit2.Repository, rev: str) -> pygit2.Commit | None:
+    """The commit a revision names (a ref, FETCH_HEAD, an id prefix, `HEAD~2`); None when
+    it names nothing, or nothing that peels to a commit."""
+    try:
+        peeled = git.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return peeled if isinstance(peeled, pygit2.Commit) else None
+
+
+def reflog(git: pygit2.Repository, name: str) -> list[tuple[str, str, str]]:
+    """(message, old id, new id) of each entry of `name`'s reflog, newest first; empty when
+    the ref or its reflog is missing."""
+    ref = git.references.get(name)
+    if ref is None:
+        return []
+    try:
+        return [(e.message or "", str(e.oid_old), str(e.oid_new)) for e in ref.log()]
+    except (pygit2.GitError, KeyError):
+        return []
 
 
 def may_have_merged(git: pygit2.Repository) -> bool:

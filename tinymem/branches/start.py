@@ -27,13 +27,12 @@ from dataclasses import dataclass
 import pygit2
 
 from tinymem.branches.migrate import migrate_legacy
-from tinymem.branches.refs import branch_of_ref, head_commit, ledger_refs, state_ref
+from tinymem.branches.refs import branch_of_ref, head_commit, ledger_refs, reflog, state_ref
 from tinymem.errors import UsageError
-from tinymem.gitcmd import repo_git_output
 from tinymem.ledger import commit_episode, message_trailer
 from tinymem.notices import emit
 from tinymem.records import Source
-from tinymem.reflock import updating
+from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
 
 __all__ = ["Origin", "choose_origin", "ensure_state"]
@@ -73,32 +72,29 @@ def ensure_state(repo: Repo) -> str | None:
 
 def _renamed_from(git: pygit2.Repository, branch: str) -> str | None:
     """The name `branch` had before a `git branch -m` (its reflog, or HEAD's, says)."""
-    suffix = f" to refs/heads/{branch}"
     for name in (f"refs/heads/{branch}", "HEAD"):
-        ref = git.references.get(name)
-        if ref is None:
-            continue
-        try:
-            for entry in ref.log():
-                message = entry.message or ""
-                if message.startswith("Branch: renamed refs/heads/") and message.endswith(suffix):
-                    return message[len("Branch: renamed refs/heads/") : -len(suffix)]
-        except (pygit2.GitError, KeyError):
-            continue
+        found = _from_reflog(git, name, "Branch: renamed refs/heads/", f" to refs/heads/{branch}")
+        if found is not None:
+            return found
+    return None
+
+
+def _from_reflog(git: pygit2.Repository, name: str, prefix: str, suffix: str) -> str | None:
+    """What stands between `prefix` and `suffix` in the newest such entry of a reflog."""
+    for message, _old, _new in reflog(git, name):
+        if message.startswith(prefix) and message.endswith(suffix):
+            return message[len(prefix) : -len(suffix)]
     return None
 
 
 def _follow_rename(repo: Repo, old: str, new: str, tip: str) -> str | None:
     """The ledger of a renamed branch is the branch's: it moves with the name (both ref
     updates compare-and-swap)."""
-    where = (repo.git.path, repo.workdir)
     with updating(repo):
-        made = repo_git_output(
-            *where, "update-ref", "-m", "tm: rename", state_ref(new), tip, "0" * len(tip)
-        )
-        if made is not None:
-            repo_git_output(*where, "update-ref", "-d", state_ref(old), tip)
-    if made is None:
+        made = swap_ref(repo, state_ref(new), tip, None, "rename")
+        if made:
+            swap_ref(repo, state_ref(old), None, tip, "rename")
+    if not made:
         return repo.state_tip(state_ref(new))  # another tm moved it first
     emit(f"branch {old} was renamed {new}: its State Map follows ({state_ref(new)})")
     return tip
@@ -185,17 +181,8 @@ def _checked_out_elsewhere(repo: Repo, branch: str) -> bool:
 def _point(repo: Repo, ref: str, commit: str) -> None:
     """Create `ref` at `commit` unless another process created it first."""
     with updating(repo):
-        done = repo_git_output(
-            repo.git.path,
-            repo.workdir,
-            "update-ref",
-            "-m",
-            "tm: branch start",
-            ref,
-            commit,
-            "0" * len(commit),
-        )
-    if done is None and repo.state_tip(ref) is None:
+        done = swap_ref(repo, ref, commit, None, "branch start")
+    if not done and repo.state_tip(ref) is None:
         raise UsageError(f"git refused to create {ref}; `git update-ref {ref} {commit}` says why")
 
 
@@ -275,18 +262,7 @@ def _upstream(git: pygit2.Repository, branch: str) -> str | None:
 
 def _previous_branch(git: pygit2.Repository, branch: str) -> str | None:
     """The branch HEAD came from when it last moved to `branch` (HEAD's reflog)."""
-    head = git.references.get("HEAD")
-    if head is None:
-        return None
-    suffix = f" to {branch}"
-    try:
-        for entry in head.log():
-            message = entry.message or ""
-            if message.startswith("checkout: moving from ") and message.endswith(suffix):
-                return message[len("checkout: moving from ") : -len(suffix)]
-    except (pygit2.GitError, KeyError):
-        return None
-    return None
+    return _from_reflog(git, "HEAD", "checkout: moving from ", f" to {branch}")
 
 
 def _episode_before(repo: Repo, tip: str, head: str) -> str:

@@ -31,20 +31,7 @@ def merge_ledger_cmd(
 
     result = merge_ledger(open_repo(), rev)
     if as_json:
-        emit_json(
-            {
-                "outcome": result.outcome,
-                "ours": result.ours,
-                "theirs": result.theirs,
-                "commit": result.commit,
-                "episodes": result.episodes,
-                "taken": result.taken,
-                "resolved": result.resolved,
-                "kept": result.kept,
-                "proposals": result.proposals,
-                "proved_episodes": result.proved,
-            }
-        )
+        emit_json(result.to_json())
         return
     con = out()
     if result.outcome == "up to date":

@@ -247,10 +247,7 @@ def adopt_cmd(
         con.print("Nothing to adopt: the State Map already holds this text.")
         return
     ep = result.committed.episode
-    for p in result.adopted:
-        con.print(f"adopted  {escape(p)}")
-    for p in result.deleted:
-        con.print(f"deleted  {escape(p)}  [dim](entities TOMBSTONED)[/]")
+    _print_recorded(result.adopted, result.deleted)
     for k in result.tombstoned:
         con.print(f"  tombstoned {escape(k)}")
     if result.saved_disk_text:
@@ -261,31 +258,24 @@ def adopt_cmd(
     con.print(f"Episode {ep.id} (commit {short(result.committed.commit)}).")
 
 
+def _print_recorded(adopted: list[str], deleted: list[str]) -> None:
+    for p in adopted:
+        out().print(f"adopted  {escape(p)}")
+    for p in deleted:
+        out().print(f"deleted  {escape(p)}  [dim](entities TOMBSTONED)[/]")
+
+
 def _adopt_merged(repo: Repo, since: str | None, as_json: bool) -> None:
     from tinymem.branches.merged import adopt_merged
 
     result = adopt_merged(repo, since)
     found, taken, c = result.evidence, result.taken, result.committed
     if as_json:
-        emit_json(
-            {
-                "episode": c.episode.id if c else None,
-                "commit": c.commit if c else None,
-                "merged": found.after,
-                "before": found.before,
-                "evidence": found.what,
-                "adopted": taken.taken,
-                "deleted": taken.deleted,
-                "left_stale": taken.left,
-            }
-        )
+        emit_json(result.to_json())
         return
     con = out()
     con.print(f"Changes from {short(found.before)} to {short(found.after)} ({found.what}):")
-    for p in taken.taken:
-        con.print(f"adopted  {escape(p)}")
-    for p in taken.deleted:
-        con.print(f"deleted  {escape(p)}  [dim](entities TOMBSTONED)[/]")
+    _print_recorded(taken.taken, taken.deleted)
     for p in taken.left:
         con.print(f"left     {escape(p)}  [dim](differs from the commit on disk: still STALE)[/]")
     if c is None:
