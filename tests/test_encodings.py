@@ -96,3 +96,23 @@ def test_binary_files_get_no_text(repo: Path, server: ModelServer) -> None:
     proc = tm(repo, "accept", str(prop["id"]))
     assert proc.returncode == 5 and "binary" in proc.stderr
     assert (repo / "logo.dat").read_bytes() == data
+
+
+def test_files_too_large_to_read_as_code_get_no_model_text(repo: Path, server: ModelServer) -> None:
+    # A minified bundle: one line past the size tm reads as code. It has no entities and was
+    # never shown; splicing into it would parse megabytes on every ask and accept.
+    line = "".join(f"var a{i}=function(x){{return x+{i}}};" for i in range(40_000))
+    data = line.encode()[: (1 << 20) + 4096] + b"\n"
+    _init(repo, {"bundle.js": data})
+    for reply in (
+        "```js\n// bundle.js\nfunction added(x) {\n  return x + 1;\n}\n```\n",
+        "bundle.js\n```js\n<<<<<<< SEARCH\nvar a0=function(x){return x+0};\n=======\n"
+        "var a0=function(x){return x};\n>>>>>>> REPLACE\n```\n",
+    ):
+        asked = len(server.chat_requests)
+        prop = _ask(repo, server, reply)
+        assert "larger than the 1 MB tm reads as code" in str(prop["blocked"])
+        assert len(server.chat_requests) == asked + 1  # no repair round: the model cannot mend it
+        proc = tm(repo, "accept", str(prop["id"]))
+        assert proc.returncode == 5 and "larger than" in proc.stderr
+        assert (repo / "bundle.js").read_bytes() == data

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tinymem.edits.elisions import find_elisions
-from tinymem.edits.filekinds import write_problem
+from tinymem.edits.filekinds import target_problem, write_problem
 from tinymem.edits.splice import (
     Replacement,
     SpliceError,
@@ -177,6 +177,10 @@ def _check_one(
     live = {} if meta is None or meta.deleted else {r.symbol: r for r in meta.live_entities()}
     if p.confidence != Confidence.CONFIRMED.value:
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
+        return
+    refused = target_problem(path, fp.before)
+    if refused is not None:
+        check.gates.append(GateResult("A", False, refused))
         return
     asked = p.gates.get("A", "pass")
     spliceable = language_for_path(path) in GRAMMAR_LANGUAGES

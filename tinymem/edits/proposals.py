@@ -22,8 +22,9 @@ from tinymem.edits.align import align
 from tinymem.edits.alignment import Alignment, Evidence
 from tinymem.edits.changes import changes_between
 from tinymem.edits.elisions import find_elisions
+from tinymem.edits.filekinds import target_problem
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
-from tinymem.edits.patches import apply_edit
+from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.errors import UnsafePathError
@@ -321,9 +322,15 @@ def _edit_proposal(
     if meta is not None and meta.deleted:
         meta = None
     before = None if meta is None else ctx.view.blob(meta.snapshot)
-    patched = apply_edit(block.format, block.code, before, path)
-    if patched.data is None and patched.problem is None:
-        return _deletion(ctx, path, "")  # a diff to /dev/null: the whole file goes
+    # A file no model text may go into is not patched nor read for entities (megabytes of a
+    # bundle would be matched and parsed for nothing): Gate A says why.
+    refused = target_problem(path, before)
+    if refused is not None:
+        patched = Patched(b"", None)
+    else:
+        patched = apply_edit(block.format, block.code, before, path)
+        if patched.data is None and patched.problem is None:
+            return _deletion(ctx, path, "")  # a diff to /dev/null: the whole file goes
     if patched.problem is not None:
         confidence, reason = Confidence.UNRESOLVED, patched.problem
     after = patched.data if patched.data is not None else b""
@@ -336,13 +343,14 @@ def _edit_proposal(
         confidence.value,
         reason,
         [],
-        ctx.writer.blob(after if patched.problem is None else block.code.encode()),
+        ctx.writer.blob(block.code.encode() if patched.problem or refused else after),
         ctx.live_files.get(path),
         list(block.elisions),
         format=block.format,
     )
     texts: dict[str, bytes] = {}
-    if patched.problem is None and before is not None:
+    readable = refused is None
+    if patched.problem is None and before is not None and readable:
         found = changes_between(path, before, after)
         p.kind = found.kind
         texts = found.texts
@@ -371,7 +379,7 @@ def _edit_proposal(
                 p.entities.append(ProposedEntity(sym.name, "add", ctx.writer.blob(text), None))
     language = language_for_path(path)
     problem = None
-    if language in GRAMMAR_LANGUAGES and patched.problem is None:
+    if language in GRAMMAR_LANGUAGES and patched.problem is None and readable:
         clean_before = before is None or analyze(language, before).clean
         syntax = analyze(language, after)
         if clean_before and not syntax.clean:
@@ -399,6 +407,8 @@ def _entity_texts(
         return found, None
     if before is None or aligned.blocked is not None or aligned.problem is not None:
         return {}, None
+    if target_problem(path, before) is not None:
+        return {}, None  # Gate A refuses the file before any splice would parse it
     if not aligned.targets:
         return {}, None
     reps = [Replacement(t.name, t.text, t.after) for t in aligned.targets]
