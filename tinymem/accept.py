@@ -178,7 +178,7 @@ def _check_one(
     if p.confidence != Confidence.CONFIRMED.value:
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
         return
-    refused = target_problem(path, fp.before)
+    refused = None if p.kind == "delete" else target_problem(path, fp.before)
     if refused is not None:
         check.gates.append(GateResult("A", False, refused))
         return

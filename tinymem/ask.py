@@ -252,7 +252,7 @@ def _converse(
         everything.refused.extend(outcome.refused)
         if rnd.call.aborted:
             return
-        items = triage(view, outcome, fresh)
+        items = triage(view, outcome, fresh, etv)
         if not items or number == prep.repair:
             return
         message = _fitting_follow_up(items, result, number + 1, rnd.call.text)

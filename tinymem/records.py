@@ -32,6 +32,12 @@ def entity_key(path: str, symbol: str) -> str:
     return f"{path}{KEY_SEPARATOR}{symbol}"
 
 
+def nested(a: str, b: str) -> bool:
+    """One name is the other or holds it: `Cls` and `Cls.send`, `f.py::Cls` and
+    `f.py::Cls.send` (symbols or entity keys alike)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
 def split_key(key: str) -> tuple[str, str]:
     """`a/b.py::C.m` -> (`a/b.py`, `C.m`); a bare path means its file-level entity."""
     path, sep, symbol = key.partition(KEY_SEPARATOR)

@@ -69,7 +69,7 @@ def test_any_reply_gives_a_well_formed_deterministic_follow_up(tmp_path: Path) -
         writer = ObjectWriter(repo.git)
         outcome = build(view, writer, repo.workdir, parse_reply(reply), etv, {}, "e")
         writer.flush()
-        items = triage(view, outcome, outcome.proposals)
+        items = triage(view, outcome, outcome.proposals, etv)
         if not items:
             return
         first = follow_up(items, view, 1, 1)

@@ -265,6 +265,39 @@ def test_stale_target_spends_no_round(repo: Path, server: ModelServer) -> None:
     assert str(p["blocked"]).startswith("ETV: STALE")
 
 
+def test_a_broken_block_or_a_bad_hunk_on_a_stale_target_spends_no_round(
+    repo: Path, server: ModelServer
+) -> None:
+    # Neither block parses nor applies, so its entities are unknown to the ETV gate; but it is
+    # aimed at what the user changed, whose State Map text the follow-up would show as the
+    # truth that the STATE NOTICE just excluded.
+    _setup(repo)
+    write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "mine": 1}'))
+    hunk = (
+        "```diff\n--- a/app.py\n+++ b/app.py\n@@ -6,2 +6,2 @@\n def fetch_user(uid):\n"
+        '-    return {"uid": uid}\n+    return {"id": uid, "v": 2}\n```\n'
+    )
+    for reply in (BROKEN, hunk):
+        server.clear()
+        server.add(reply, FIXED)
+        doc = _ask(repo, server)
+        assert len(server.chat_requests) == 1
+        (p,) = _live(doc)
+        assert p["blocked"] is not None and p["round"] == 0
+
+
+def test_a_broken_block_beside_a_stale_entity_still_gets_its_round(
+    repo: Path, server: ModelServer
+) -> None:
+    _setup(repo)
+    write(repo, "svc.py", SVC.replace("msg.upper()", "msg.lower()"))  # Pager.send is STALE
+    server.add(BROKEN, FIXED)
+    doc = _ask(repo, server)
+    assert len(server.chat_requests) == 2
+    (fixed,) = _live(doc)
+    _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
+
+
 def test_unsafe_path_is_refused_not_negotiated(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     server.add(FIXED.replace("path=app.py", "path=../outside.py"), FIXED)

@@ -1,16 +1,21 @@
 """Tying a repair round's proposals to the blocked ones they answer.
 
-A new proposal repairs the sent-back proposal for the same file (the one sharing a symbol
-with it, when several were sent back for that file); a proposal for a file no sent-back
-proposal named repairs a sent-back block that named no file, in order. The repaired proposal
-is superseded: it leaves the pending set, kept in the vault with `superseded_by`. A new
-proposal identical to one that already passed in an earlier round is the model repeating
-itself, which the follow-up told it not to do: it is dropped.
+A new proposal repairs a sent-back proposal for the same file that aimed at an entity it
+changes, holds or is held by (`RepairItem.aims`: what the block changed, or named on its first
+line when it was too broken to read). A sent-back block whose aim is unknown is answered by the
+first new proposal for its file not already taken by another; one aimed elsewhere is not: the
+model changing another entity of the file has not repaired it, and it stays pending and
+blocked, as it is. A proposal for a file no sent-back proposal named repairs a sent-back block
+that named no file, in order. The repaired proposal is superseded: it leaves the pending set,
+kept in the vault with `superseded_by`. A new proposal identical to one that already passed in
+an earlier round is the model repeating itself, which the follow-up told it not to do: it is
+dropped.
 """
 
 from __future__ import annotations
 
 from tinymem.proposalrecords import Proposal
+from tinymem.records import nested
 from tinymem.repair.triage import RepairItem
 
 __all__ = ["link"]
@@ -28,19 +33,23 @@ def link(new: list[Proposal], sent: list[RepairItem], earlier: list[Proposal]) -
     repair. `earlier`: every proposal of the rounds before."""
     passed = [p for p in earlier if p.blocked is None and p.status == "pending"]
     kept = [q for q in new if not any(_same_change(q, p) for p in passed)]
-    targets = [item.proposal for item in sent if item.proposal is not None]
-    named = {p.path for p in targets if p.path is not None}
-    pathless = [p for p in targets if p.path is None]
+    targets = [item for item in sent if item.proposal is not None]
+    named = {item.path for item in targets if item.path is not None}
+    pathless = [item.proposal for item in targets if item.path is None]
+    answered: list[Proposal] = []
     for q in kept:
         chosen: Proposal | None = None
-        same_file = [p for p in targets if p.path is not None and p.path == q.path]
-        if same_file:
-            symbols = {e.symbol for e in q.entities}
-            sharing = [p for p in same_file if symbols & {e.symbol for e in p.entities}]
-            chosen = (sharing or same_file)[0]
-        elif q.path not in named and pathless:
+        if q.path in named:
+            changes = {e.symbol for e in q.entities}
+            same_file = [item for item in targets if item.path == q.path]
+            aimed = [i for i in same_file if any(nested(a, c) for a in i.aims for c in changes)]
+            unknown = [i for i in same_file if not i.aims and i.proposal not in answered]
+            found = (aimed or unknown)[:1]
+            chosen = found[0].proposal if found else None
+        elif pathless:
             chosen = pathless.pop(0)
         if chosen is not None:
+            answered.append(chosen)
             q.repairs = chosen.id
             chosen.status = "superseded"
             chosen.superseded_by.append(q.id)

@@ -12,16 +12,15 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from tinymem.edits.alignment import inside, leaf
+from tinymem.edits.alignment import inside
 from tinymem.edits.normalise import parse_block
 from tinymem.edits.patches import apply_edit
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.hydrate import estimate_tokens
-from tinymem.hydration.relevance import Request
 from tinymem.proposalrecords import Proposal
-from tinymem.records import FILE_SYMBOL, entity_key
-from tinymem.repair.triage import RepairItem
-from tinymem.statemap import EntityRecord, FileMeta, StateView
+from tinymem.records import entity_key
+from tinymem.repair.triage import RepairItem, aimed_at
+from tinymem.statemap import FileMeta, StateView
 
 __all__ = ["FollowUp", "follow_up"]
 
@@ -157,7 +156,7 @@ def _current(p: Proposal, block: str, view: StateView, shown: dict[str, str]) ->
     data = view.blob(meta.snapshot)
     if p.format != "code" and p.kind != "delete":
         return _around(p, block, meta, data)
-    records = _targets(p, block, meta)
+    records = aimed_at(p, block, meta)
     live = list(meta.live_entities())
     if not records:
         if estimate_tokens(data.decode("utf-8", "replace")) > WHOLE_FILE_TOKENS:
@@ -178,23 +177,6 @@ def _current(p: Proposal, block: str, view: StateView, shown: dict[str, str]) ->
         [meta.key(r.symbol) for r in records],
     )
     return "   Its current text (authoritative):\n" + text
-
-
-def _targets(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
-    """The file's entities the block aimed at: those it changes, and every entity that
-    shares a name with a definition in it (the candidates of an ambiguous member)."""
-    live = {r.symbol: r for r in meta.live_entities() if r.symbol != FILE_SYMBOL}
-    wanted = {e.symbol for e in p.entities if e.base is not None and e.symbol in live}
-    if p.path is not None and block:
-        leaves = {leaf(s.name) for s in parse_block(p.path, block.encode()).symbols}
-        if not leaves:
-            # Too broken to read definitions: the names on its first line still say which.
-            first = next((line for line in block.splitlines() if line.strip()), "")
-            leaves = set(Request.parse(first).words)
-        wanted |= {name for name in live if leaf(name) in leaves}
-    chosen = [live[name] for name in wanted]
-    chosen = [r for r in chosen if not any(inside(o, r) for o in chosen)]
-    return sorted(chosen, key=lambda r: r.start)
 
 
 def _around(p: Proposal, block: str, meta: FileMeta, data: bytes) -> str:

@@ -13,12 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tinymem.edits.alignment import inside, leaf
 from tinymem.edits.filekinds import write_problem
+from tinymem.edits.normalise import parse_block
 from tinymem.edits.proposals import Outcome
+from tinymem.etv import EtvReport
+from tinymem.hydration.relevance import Request
 from tinymem.proposalrecords import Proposal
-from tinymem.statemap import StateView
+from tinymem.records import FILE_SYMBOL, nested
+from tinymem.statemap import EntityRecord, FileMeta, StateView
 
-__all__ = ["RepairItem", "triage"]
+__all__ = ["RepairItem", "aimed_at", "triage"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,7 @@ class RepairItem:
     reason: str  # the gate's reason, as recorded
     proposal: Proposal | None  # None: a block whose path was refused as an example path
     raw_path: str | None = None  # for a refused block: the path it named
+    aims: frozenset[str] = frozenset()  # the file's entities the block aimed at (symbols)
 
     @property
     def path(self) -> str | None:
@@ -41,8 +47,12 @@ class RepairItem:
         }
 
 
-def triage(view: StateView, outcome: Outcome, proposals: list[Proposal]) -> list[RepairItem]:
-    """The items of one round (its `proposals`, its refusals) a follow-up may send back."""
+def triage(
+    view: StateView, outcome: Outcome, proposals: list[Proposal], etv: EtvReport
+) -> list[RepairItem]:
+    """The items of one round (its `proposals`, its refusals) a follow-up may send back;
+    `etv` is the work tree as the round's proposals were judged against it."""
+    stale = etv.stale_keys()
     items: list[RepairItem] = []
     for p in proposals:
         gate_a = p.gates.get("A", "pass")
@@ -50,11 +60,51 @@ def triage(view: StateView, outcome: Outcome, proposals: list[Proposal]) -> list
             continue
         if _refuses_text(view, p):
             continue
-        items.append(RepairItem(gate_a, p))
+        meta = view.meta(p.path) if p.path is not None else None
+        aims = [] if meta is None or meta.deleted else aimed_at(p, _block(view, p), meta)
+        if meta is not None and _touches_stale(p, meta, aims, stale):
+            continue
+        items.append(RepairItem(gate_a, p, aims=frozenset(r.symbol for r in aims)))
     for r in outcome.refused:
         if r.get("repairable"):
             items.append(RepairItem(str(r["reason"]), None, str(r["path"])))
     return items
+
+
+def aimed_at(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
+    """The file's entities a block aimed at, outermost first in file order: those it changes,
+    and every entity that shares a name with a definition in it (the candidates of an
+    ambiguous member). A block too broken to read definitions from still names them on its
+    first line."""
+    live = {r.symbol: r for r in meta.live_entities() if r.symbol != FILE_SYMBOL}
+    wanted = {e.symbol for e in p.entities if e.base is not None and e.symbol in live}
+    if p.path is not None and block and p.format == "code":
+        leaves = {leaf(s.name) for s in parse_block(p.path, block.encode()).symbols}
+        if not leaves:
+            first = next((line for line in block.splitlines() if line.strip()), "")
+            leaves = set(Request.parse(first).words)
+        wanted |= {name for name in live if leaf(name) in leaves}
+    chosen = [live[name] for name in wanted]
+    chosen = [r for r in chosen if not any(inside(o, r) for o in chosen)]
+    return sorted(chosen, key=lambda r: r.start)
+
+
+def _block(view: StateView, p: Proposal) -> str:
+    return view.blob(p.block).decode("utf-8", "replace") if p.block else ""
+
+
+def _touches_stale(p: Proposal, meta: FileMeta, aims: list[EntityRecord], stale: set[str]) -> bool:
+    """The block is aimed at text the user changed by hand: the model must not be shown the
+    State Map's version of it as the truth (the STATE NOTICE excluded it), and no answer
+    could be accepted before the user adopts. Told apart from the rest of the file when the
+    block names what it aims at; a diff, or a block naming nothing known, is aimed at lines
+    that may be the user's, so any STALE entity of its file keeps it back."""
+    here = {k for k in stale if k.startswith(meta.path + "::")}
+    if not here:
+        return False
+    if p.format != "code" or not aims:
+        return True
+    return any(nested(meta.key(r.symbol), k) for r in aims for k in here)
 
 
 def _refuses_text(view: StateView, p: Proposal) -> bool:
