@@ -84,7 +84,7 @@ def test_syntax_error_then_fix(repo: Path, server: ModelServer) -> None:
         " every fence, each changed definition complete, no placeholders.\n"
         "\n"
         "1. The block for app.py that starts `def fetch_user(uid:`: it does not parse:"
-        " syntax error at line 1, column 1\n"
+        " '(' was never closed at line 1, column 15\n"
         "   Lines 1-2 of that block:\n"
         "   1> def fetch_user(uid:\n"
         '   2      return {"id": uid, "v": 2}\n'
@@ -125,6 +125,9 @@ def test_every_round_is_recorded_in_one_episode(repo: Path, server: ModelServer)
     rounds = episode["details"]["rounds"]
     assert [r["round"] for r in rounds] == [0, 1]
     assert rounds[0]["sent_back"][0]["path"] == "app.py"
+    # The reason recorded (and said on stderr) is the one the model was told.
+    told = "does not parse: '(' was never closed at line 1, column 15"
+    assert rounds[0]["sent_back"][0]["reason"] == told
     assert rounds[0]["follow_up_tokens"] > 0
     assert rounds[1]["usage"]["completion_tokens"] is not None
 
@@ -222,7 +225,8 @@ def test_bad_hunk_then_a_good_one(repo: Path, server: ModelServer) -> None:
     server.add(diff.replace("{old}", "uid"), diff.replace("{old}", "id"))
     doc = _ask(repo, server)
     follow = _follow_up(server)
-    assert "hunk 1 (@@ -6,2 +6,2 @@) matches nowhere in the State Map's app.py" in follow
+    assert "hunk 1 (@@ -6,2 +6,2 @@) matches nowhere in the current app.py" in follow
+    assert "State Map" not in follow  # a word the model was never taught
     # The current lines around where the hunk was aimed.
     assert "of the current app.py (authoritative):\n```python path=app.py\n" in follow
     assert 'def fetch_user(uid):\n    return {"id": uid}\n' in follow

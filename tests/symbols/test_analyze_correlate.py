@@ -54,7 +54,7 @@ def test_analyze_broken() -> None:
     bad = analyze("python", b"def f(x):\n    return x +* 2 $\n")
     assert good.clean and good.reason is None
     assert not bad.clean
-    assert bad.reason == "syntax error at line 2, column 5"
+    assert bad.reason == "invalid syntax at line 2, column 15"  # CPython's words
 
 
 def test_analyze_missing_node() -> None:

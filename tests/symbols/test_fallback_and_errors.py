@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tinymem.symbols import extract
+from tinymem.symbols import analyze, extract
+from tinymem.symbols.pysyntax import python_error
 
 DATA = Path(__file__).parent / "data"
 
@@ -109,7 +110,7 @@ class Later:
 def test_python_syntax_error_keeps_symbols() -> None:
     ex = extract("broken.py", BROKEN_PY)
     assert ex.clean is False
-    assert ex.reason == "syntax error at line 6, column 5"
+    assert ex.reason == "invalid syntax at line 6, column 15"
     assert [s.name for s in ex.symbols] == ["ok", "broken", "Later", "Later.m"]
 
 
@@ -189,3 +190,15 @@ def test_one_long_line_under_the_size_floor_is_still_parsed() -> None:
     ex = extract("a.js", b"function f(a){return a}" * 100)  # 2,300 bytes on one line
     assert ex.method == "tree-sitter"
     assert [s.name for s in ex.symbols][:1] == ["f"]
+
+
+def test_python_errors_are_described_in_cpythons_words() -> None:
+    # tree-sitter wraps the whole broken definition in one ERROR node at its first column;
+    # CPython says what is wrong and where. A MISSING token stays tree-sitter's (precise).
+    unclosed = extract("a.py", b"def total(items:\n    return sum(items)\n")
+    assert unclosed.reason == "'(' was never closed at line 1, column 10"
+    no_colon = analyze("python", b"class A:\n    def f(self)\n        pass\n")
+    assert no_colon.reason == "expected ':' at line 2, column 16"
+    # Where CPython sees no error (a grammar newer than tm's interpreter, say), tree-sitter's
+    # own position stands.
+    assert python_error(b"def f():\n    return 1\n") is None

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass, field
 
 from tinymem.edits.alignment import inside
-from tinymem.edits.normalise import parse_block
 from tinymem.edits.patches import apply_edit
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.hydrate import estimate_tokens
@@ -72,8 +71,10 @@ def _section(index: int, item: RepairItem, view: StateView, shown: dict[str, str
             " changes.\n"
         )
     block = view.blob(p.block).decode("utf-8", "replace") if p.block else ""
-    syntax = _syntax(p, block)
+    syntax = item.syntax
+    # The model was never told of a State Map: to it, the authoritative text is the current one.
     reason = f"it does not parse: {syntax}" if syntax else _reason(p)
+    reason = reason.replace("the State Map's ", "the current ")
     out = [f"{index}. {_subject(p, block)}: {reason}\n", _quote(syntax, block)]
     if shown is not None:
         out.append(_current(p, block, view, shown))
@@ -118,16 +119,6 @@ def _reason(p: Proposal) -> str:
             " nothing left out"
         )
     return gate
-
-
-def _syntax(p: Proposal, block: str) -> str | None:
-    """Why a code block does not parse, with line numbers of the block as the model wrote
-    it (as Gate A reads it: normalised, `⋮` lines dropped); None when it parses or tm has no
-    grammar for it. A block that does not parse is often UNRESOLVED too ("defines nothing tm
-    can place"): the syntax error is the cause worth telling."""
-    if p.path is None or p.format != "code" or p.kind == "delete" or not block:
-        return None
-    return parse_block(p.path, block.encode()).problem
 
 
 def _quote(syntax: str | None, block: str) -> str:

@@ -34,6 +34,7 @@ class RepairItem:
     proposal: Proposal | None  # None: a block whose path was refused as an example path
     raw_path: str | None = None  # for a refused block: the path it named
     aims: frozenset[str] = frozenset()  # the file's entities the block aimed at (symbols)
+    syntax: str | None = None  # why the block does not parse, in the block's own lines
 
     @property
     def path(self) -> str | None:
@@ -64,7 +65,9 @@ def triage(
         aims = [] if meta is None or meta.deleted else aimed_at(p, _block(view, p), meta)
         if meta is not None and _touches_stale(p, meta, aims, stale):
             continue
-        items.append(RepairItem(gate_a, p, aims=frozenset(r.symbol for r in aims)))
+        syntax = _syntax(p, _block(view, p))
+        reason = f"does not parse: {syntax}" if syntax else gate_a  # as the model is told
+        items.append(RepairItem(reason, p, aims=frozenset(r.symbol for r in aims), syntax=syntax))
     for r in outcome.refused:
         if r.get("repairable"):
             items.append(RepairItem(str(r["reason"]), None, str(r["path"])))
@@ -87,6 +90,16 @@ def aimed_at(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
     chosen = [live[name] for name in wanted]
     chosen = [r for r in chosen if not any(inside(o, r) for o in chosen)]
     return sorted(chosen, key=lambda r: r.start)
+
+
+def _syntax(p: Proposal, block: str) -> str | None:
+    """Why a code block does not parse, with line numbers of the block as the model wrote
+    it (as Gate A reads it: normalised, `⋮` lines dropped); None when it parses or tm has no
+    grammar for it. A block that does not parse is often UNRESOLVED too ("defines nothing tm
+    can place"): the syntax error is the cause worth telling."""
+    if p.path is None or p.format != "code" or p.kind == "delete" or not block:
+        return None
+    return parse_block(p.path, block.encode()).problem
 
 
 def _block(view: StateView, p: Proposal) -> str:

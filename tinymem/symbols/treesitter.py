@@ -23,6 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tinymem.symbols.assemble import BLOCK, SCOPE, RawDef, assemble
 from tinymem.symbols.languages import GRAMMAR_LANGUAGES
 from tinymem.symbols.model import METHOD_TREE_SITTER, Extraction, Symbol, Syntax
+from tinymem.symbols.pysyntax import python_error
 from tinymem.symbols.queries import SPECS, LangSpec
 
 _LANGUAGES: dict[str, Language] = {}
@@ -91,7 +92,12 @@ def _first_error(root: Node) -> Node | None:
             return node
 
 
-def _error_reason(node: Node, data: bytes) -> str:
+def _error_reason(language: str, node: Node, data: bytes) -> str:
+    if language == "python" and not node.is_missing:
+        # A MISSING token is already precise; an ERROR node may span a whole definition.
+        described = python_error(data)
+        if described is not None:
+            return described
     # tree-sitter columns count bytes; people (and editors) count characters.
     start = node.start_byte
     line_start = data.rfind(b"\n", 0, start) + 1
@@ -130,7 +136,7 @@ def analyze(language: str, data: bytes) -> Syntax:
     error = _first_error(root)
     return Syntax(
         clean=error is None,
-        reason=None if error is None else _error_reason(error, data),
+        reason=None if error is None else _error_reason(language, error, data),
         node_count=_named_node_count(root),
     )
 
@@ -780,5 +786,5 @@ def _extract(language: str, data: bytes, prune_share: float) -> Extraction:
         method=METHOD_TREE_SITTER,
         symbols=symbols,
         clean=error is None,
-        reason=None if error is None else _error_reason(error, data),
+        reason=None if error is None else _error_reason(language, error, data),
     )
