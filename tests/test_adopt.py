@@ -63,6 +63,12 @@ def test_adopt_pasted_content_from_stdin(repo: Path) -> None:
     saved = episode["details"]["previous_disk_text"]["previous-disk-text"]
     assert git(repo, "cat-file", "-p", saved) == "def a():\n    return 'hand edit'\n"
     assert tm(repo, "status", "--check").returncode == 0
+    # A path that names a directory is refused, never normalised into a file of that name.
+    for named in ("sub/", "a.py/", "b.py/."):
+        proc = tm(repo, "adopt", "--path", named, input="y = 2\n")
+        assert proc.returncode == 2 and "names a directory" in proc.stderr, named
+    assert not (repo / "sub").exists() and not (repo / "b.py").exists()
+    assert (repo / "a.py").read_text() == "def a():\n    return 'pasted'\n"
 
 
 def test_adopt_errors_are_one_sentence(repo: Path) -> None:

@@ -91,6 +91,10 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
     If the work tree held text the State Map never saw, it is stored in the vault first and
     named in the episode, so the paste never destroys anything.
     """
+    last = user_path.replace(os.sep, "/").rsplit("/", 1)[-1]
+    if last in ("", ".", ".."):
+        # `dir/` or `a.py/.` names a directory: normalised away, it would write a file `dir`.
+        raise UsageError(f"--path must name a file; {user_path!r} names a directory")
     rel = repo.rel(user_path)
     if not rel:
         raise UsageError("--path must name a file, not the repository root")
