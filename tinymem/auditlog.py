@@ -504,8 +504,7 @@ def attachment(repo: Repo, ref: str, which: str, round_number: int | None = None
         # Round N sent the request, then N replies each followed by its follow-up.
         wanted = 2 + 2 * round_number
         if round_number < 0 or wanted > len(messages):
-            raise UsageError(
-                f"episode {resolve_episode(repo, ref)[:12]} has no round {round_number}"
-            )
+            ep = read_episode(repo.git, commit)
+            raise UsageError(f"episode {ep.id} has no round {round_number}")
         data = json.dumps(messages[:wanted], indent=1, ensure_ascii=False).encode()
     return data

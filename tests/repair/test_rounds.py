@@ -117,8 +117,9 @@ def test_every_round_is_recorded_in_one_episode(repo: Path, server: ModelServer)
     assert json.loads(tm(repo, "show", ep, "--messages", "--round", "0").stdout) == sent[0]
     assert tm(repo, "show", ep, "--response").stdout == BROKEN
     assert tm(repo, "show", ep, "--response", "--round", "1").stdout == FIXED
-    missing = tm(repo, "show", ep, "--response", "--round", "2")
-    assert missing.returncode == 2 and "has no round 2" in missing.stderr
+    for which in ("--response", "--messages"):
+        missing = tm(repo, "show", ep, which, "--round", "2")
+        assert missing.returncode == 2 and f"episode {ep} has no round 2" in missing.stderr
     shown = json.loads(tm(repo, "show", ep, "--json").stdout)
     assert "1 repair round" in shown["outcome"]
     episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
