@@ -232,3 +232,54 @@ def test_deleting_a_file_tm_reads_no_entities_in(repo: Path, server: ModelServer
     proc = tm(repo, "accept", str(prop["id"]), "--allow-delete")
     assert proc.returncode == 0, proc.stderr
     assert not (repo / "big.js").exists()
+
+
+def test_a_proposal_held_back_by_a_blocked_one_for_its_file_stays_pending(
+    repo: Path, server: ModelServer
+) -> None:
+    # One file, two proposals: one passes, one is elided. The file is written with both or
+    # neither; the one that passed must stay pending and say why, not be recorded as
+    # accepted and never written.
+    _init(repo)
+    elided = "class Client:\n    def get(self, path):\n        # ... rest of the code unchanged\n"
+    _ask(
+        repo,
+        server,
+        f"```python path=app.py\n{NEW_FETCH}\n```\n```python path=app.py\n{elided}```\n",
+        "--repair",
+        "0",
+    )
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    good, bad = sorted(
+        status["pending_proposals"],
+        key=lambda pid: "retries" not in tm(repo, "diff", pid).stdout,
+    )
+    proc = tm(repo, "accept", "--all")
+    assert proc.returncode == 5
+    assert f"blocked {good} by gate A: held back: proposal {bad} for app.py is blocked" in (
+        proc.stderr
+    )
+    assert "2 proposal(s) blocked" in proc.stderr and "nothing was written" in proc.stderr
+    assert (repo / "app.py").read_text() == PY_APP
+    after = json.loads(tm(repo, "status", "--json").stdout)
+    assert sorted(after["pending_proposals"]) == sorted([good, bad])
+    # Alone, it applies.
+    assert tm(repo, "accept", good).returncode == 0
+    assert "retries=3" in (repo / "app.py").read_text()
+
+
+def test_two_proposals_changing_one_entity_conflict_they_are_not_stale(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo)
+    other = NEW_FETCH.replace("retries=3", "retries=5")
+    _ask(
+        repo,
+        server,
+        f"```python path=app.py\n{NEW_FETCH}\n```\n```python path=app.py\n{other}\n```\n",
+    )
+    proc = tm(repo, "accept", "--all")
+    assert proc.returncode == 5
+    assert "conflicts with" in proc.stderr and "accepted in this run" in proc.stderr
+    assert "STALE" not in proc.stderr
+    assert (repo / "app.py").read_text() == PY_APP  # one file, all or nothing

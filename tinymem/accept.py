@@ -26,6 +26,7 @@ from tinymem.edits.splice import (
     splice,
     whole_file_symbols,
 )
+from tinymem.edits.stubs import placeholder_members
 from tinymem.errors import StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
@@ -76,6 +77,9 @@ class Plan:
     checks: list[Check]
     files: dict[str, FilePlan]
     overwritten: dict[str, bytes] = field(default_factory=dict)  # key -> disk text saved
+    # Entity keys (a whole file: its path) changed by proposals that passed earlier in this
+    # run -> the proposal: a later one changing them too conflicts, it is not STALE.
+    changed_by: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -153,9 +157,23 @@ def plan(
         if check.ok:
             fp.proposals.append(p.id)
     # A file is written only if every proposal touching it passed: never half a proposal set.
+    # What passed for such a file is held back, pending, and said so: recorded as accepted it
+    # would leave the pending set without ever being written.
+    blocked = {c.proposal.path: c.proposal.id for c in result.checks if not c.ok}
     for check in result.checks:
-        if not check.ok and check.proposal.path in result.files:
-            fp = result.files[check.proposal.path]
+        path = check.proposal.path
+        if path in blocked and path in result.files and check.ok:
+            check.gates.append(
+                GateResult(
+                    "A",
+                    False,
+                    f"held back: proposal {blocked[path]} for {path} is blocked, and tm writes"
+                    f" a file's proposals together or not at all; `tm accept"
+                    f" {check.proposal.id}` alone applies this one",
+                )
+            )
+        if path in blocked and path in result.files:
+            fp = result.files[path]
             fp.after = fp.before
             fp.proposals.clear()
     return result
@@ -201,6 +219,7 @@ def _check_one(
     )
     # ETV first in the computation (its verdict is reported after Gate A, as documented).
     etv_problems: list[str] = []
+    conflicts: list[str] = []
     whole = p.kind in ("whole-file", "new-file")
     file_named = whole and path in overwrite  # the whole file is kept, below
     for e in p.entities:
@@ -214,7 +233,9 @@ def _check_one(
                 text = disk_syms.get(e.symbol)
                 now = None if text is None else blob_id(text)
             if now != e.base:
-                if key in overwrite and now is not None:
+                if key in plan_.changed_by:
+                    conflicts.append(key)
+                elif key in overwrite and now is not None:
                     plan_.overwritten[key] = (
                         fp.before
                         if e.symbol == FILE_SYMBOL and fp.before is not None
@@ -222,9 +243,13 @@ def _check_one(
                     )
                 else:
                     etv_problems.append(key)
+        elif e.op == "add" and e.symbol in disk_syms and key in plan_.changed_by:
+            conflicts.append(key)
         elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
             etv_problems.append(f"{key} (now exists on disk)")
-    if whole and fp.before_oid != p.file_base:
+    if whole and path in plan_.changed_by:
+        conflicts.append(path)
+    elif whole and fp.before_oid != p.file_base:
         # A whole file replaces every line, including a hand edit outside any definition
         # (an added import) that the entity checks above cannot see.
         if file_named and fp.before is not None:
@@ -243,6 +268,13 @@ def _check_one(
         check.gates.append(GateResult("A", False, str(exc)))
         return
     gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete)
+    if conflicts and gate_a is None:
+        earlier = sorted({plan_.changed_by[k] for k in conflicts})
+        gate_a = (
+            f"conflicts with {', '.join(earlier)}, accepted in this run, which changes "
+            + ", ".join(conflicts)
+            + " too: accept one of them, then ask again for the other change"
+        )
     check.gates.append(GateResult("A", gate_a is None, gate_a or "pass"))
     if etv_problems:
         check.gates.append(
@@ -259,6 +291,10 @@ def _check_one(
     check.gates.append(GateResult("B", True, "accepted by the user"))
     if check.ok:
         fp.after = new_text
+        for e in p.entities:
+            plan_.changed_by[entity_key(path, e.symbol)] = p.id
+        if whole:
+            plan_.changed_by[path] = p.id
 
 
 def _merge(
@@ -313,12 +349,14 @@ def _complete_symbols(
     live = set() if meta is None else {r.symbol for r in meta.live_entities()}
     reps = whole_file_symbols(path, block)
     given = {r.name for r in reps}
+    now = {s.name: text[s.start : s.end] for s in extract(path, text).symbols}
     keep: list[Replacement] = []
     skipped: list[str] = []
     for r in reps:
         members = {n for n in live if n.startswith(r.name + ".")}
         elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
-        if elided or not members <= given:
+        stubbed = r.name in now and placeholder_members(path, now[r.name], r.text)
+        if elided or stubbed or not members <= given:
             skipped.append(r.name)
         else:
             keep.append(r)

@@ -107,7 +107,8 @@ def accept_cmd(
     Exit 0 when everything asked for was promoted; exit 5 when a gate blocked any proposal
     (one line each says which gate and what to do). Blocked proposals stay pending and their
     files are untouched; the proposals that passed are promoted and written all the same (a
-    file is written only when every proposal for it passes).
+    file is written only when every proposal for it passes: the others for it are held back,
+    pending, and `tm accept ID` applies one alone).
     """
     from tinymem.accept import accept
     from tinymem.repository import open_repo
