@@ -27,13 +27,14 @@ from tinymem.edits.gates import etv_gate, gate_b, structure_gate
 from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
+from tinymem.edits.stubs import placeholder_members
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter
 from tinymem.paths import repo_relative
 from tinymem.proposalrecords import Proposal, ProposedEntity
 from tinymem.records import FILE_SYMBOL, Confidence, split_key
-from tinymem.statemap import FileMeta, StateView
+from tinymem.statemap import EntityRecord, FileMeta, StateView
 from tinymem.symbols import (
     GRAMMAR_LANGUAGES,
     analyze,
@@ -307,10 +308,29 @@ def _file_proposal(
     )
     if gate_a == "pass" and splice_problem is not None:
         gate_a = splice_problem
+    if gate_a == "pass":
+        given = {t.name: texts.get(t.name, t.text) for t in aligned.targets if t.name in live}
+        gate_a = _placeholder_problem(ctx.view, path, live, given) or gate_a
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.seen)
     return p
+
+
+def _placeholder_problem(
+    view: StateView, path: str, live: dict[str, EntityRecord], given: dict[str, bytes]
+) -> str | None:
+    """A definition the block gives (`given`: modified entities' texts) as a stub (`...`,
+    `todo!()`) where the file has code: taken literally it would delete that code (see
+    `stubs.py`)."""
+    for symbol, text in given.items():
+        for member in placeholder_members(path, view.blob(live[symbol].artifact), text):
+            name = f"{symbol}.{member}" if member else symbol
+            return (
+                f"elided: {name} has a placeholder body (`...`, `todo!()`) where the file has its"
+                " code: give the complete definition, or leave it out"
+            )
+    return None
 
 
 def _edit_proposal(
