@@ -1,8 +1,10 @@
-"""The DELETE directive: the only way a reply deletes code.
+"""The DELETE directive: the way a reply deletes code it shows as whole definitions.
 
-Deletion is never inferred from an omission: only an explicit directive line outside fences,
+Deletion is never inferred from an omission: an explicit directive line outside fences,
 ``DELETE: path::Symbol`` or ``DELETE: path`` (keyword case-insensitive, optionally bold or in
-backticks, optionally a list item), is a deletion. See `DELETE_DIRECTIVE_HELP`.
+backticks, optionally a list item), is a deletion; so is a diff or SEARCH/REPLACE block whose
+lines remove a definition (it names what goes line by line, `changes.py`). Either needs
+`tm accept --allow-delete`, nothing more. See `DELETE_DIRECTIVE_HELP`.
 """
 
 from __future__ import annotations

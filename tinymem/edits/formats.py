@@ -4,7 +4,9 @@ Besides whole definitions (the format tm asks for), models trained on other tool
 with unified diffs (```diff fences, or bare `--- a/x` / `+++ b/x` sections, several files in
 one) and aider's SEARCH/REPLACE blocks. Both become blocks of their own format, one per
 file, with the elisions of the lines they *add* (a context line that says `# ...` deletes
-nothing).
+nothing). A fence's file may also be named inside it, as for code: a comment line (`#
+src/app.py`) or a bare path first, and for SEARCH/REPLACE such a line between pairs starts
+the pairs of another file.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 from tinymem.edits.blocks import Block, join_lines
+from tinymem.edits.comments import comment_path
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filenames import clean_token, looks_like_path, path_from_line
 from tinymem.edits.searchreplace import has_search_replace, parse_pairs
@@ -20,6 +23,7 @@ from tinymem.edits.udiff import looks_like_diff, split_files
 __all__ = ["DIFF_LANGS", "bare_edit_blocks", "edit_blocks"]
 
 DIFF_LANGS = frozenset({"diff", "patch", "udiff"})
+_SR = "search-replace"
 _DIFF_LINE = re.compile(r"^(?:[ +\-@\\]|diff |index |new file mode|deleted file mode)")
 _SEARCH_LINE = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
 _REPLACE_LINE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
@@ -59,16 +63,72 @@ def _block(
     )
 
 
-def _leading_path(body: list[str]) -> str | None:
-    """A bare path on the first line of a SEARCH/REPLACE fence (before `<<<<<<< SEARCH`)."""
-    for line in body:
+def _named_path(line: str) -> str | None:
+    """The path a line outside SEARCH/REPLACE pairs names: a comment naming a file (`#
+    src/app.py`), or a bare path (any token with a separator: nothing else is code there)."""
+    stripped = line.strip()
+    named = comment_path(stripped)
+    if named is not None:
+        return named[0]
+    token = clean_token(stripped)
+    return token if " " not in stripped and looks_like_path(token, loose=True) else None
+
+
+def _leading_comment_path(body: list[str]) -> tuple[str | None, int]:
+    """A comment naming a file on the first line of a diff (`# src/app.py`), and where the
+    diff starts after it. Unprefixed lines are context in a lenient diff, so only a line that
+    is no diff line and names a file is taken."""
+    for row, line in enumerate(body):
         if not line.strip():
             continue
+        if line.startswith(("--- ", "+++ ", "@@", " ", "+", "-", "\\")):
+            return None, 0
+        named = comment_path(line)
+        return (named[0], row + 1) if named is not None else (None, 0)
+    return None, 0
+
+
+def _search_replace_blocks(
+    body: list[str],
+    language: str | None,
+    path: str | None,
+    source: str | None,
+    start_line: int,
+    fenced: bool,
+) -> list[Block]:
+    """One block per file: lines outside the pairs that name a file start its pairs. A path
+    the fence's info string or heading gives claims the pairs before the first such line
+    (all of them when only the first line names one, as for code)."""
+    separators: list[tuple[int, str]] = []
+    pairing = False
+    for row, line in enumerate(body):
         if _SEARCH_LINE.match(line):
-            return None
-        token = clean_token(line.strip())
-        return token if " " not in line.strip() and looks_like_path(token, loose=True) else None
-    return None
+            pairing = True
+        elif _REPLACE_LINE.match(line):
+            pairing = False
+        elif not pairing and line.strip() and (named := _named_path(line)) is not None:
+            separators.append((row, named))
+    first = next((row for row, line in enumerate(body) if line.strip()), 0)
+    if len(separators) == 1 and separators[0][0] == first:
+        if path is None:
+            path, source = separators[0][1], "inline-comment"
+        separators = []
+    if not separators:
+        return [_block(join_lines(body), path, source, language, start_line, fenced, _SR)]
+    blocks: list[Block] = []
+    preamble = body[: separators[0][0]]
+    if has_search_replace(preamble):
+        blocks.append(_block(join_lines(preamble), path, source, language, start_line, fenced, _SR))
+    bounds = [row for row, _named in separators] + [len(body)]
+    for (row, named), end in zip(separators, bounds[1:], strict=True):
+        segment = body[row:end]
+        if not has_search_replace(segment):
+            continue  # a line naming a file with no pair after it
+        line_no = start_line + 1 + row if fenced else 0
+        blocks.append(
+            _block(join_lines(segment), named, "inline-comment", language, line_no, fenced, _SR)
+        )
+    return blocks
 
 
 def edit_blocks(
@@ -82,20 +142,18 @@ def edit_blocks(
     """The blocks of a diff or SEARCH/REPLACE body; None when the body is plain code."""
     lang = (language or "").lower()
     if lang in DIFF_LANGS or looks_like_diff(body):
+        named_here, begin = _leading_comment_path(body)
+        if path is None and named_here is not None:
+            path, source = named_here, "inline-comment"
         blocks = []
-        for named, lines in split_files(body):
+        for named, lines in split_files(body[begin:]):
             raw, src = (named, "diff-header") if named is not None else (path, source)
             blocks.append(
                 _block(join_lines(lines), raw, src, language, start_line, fenced, "udiff")
             )
         return blocks
     if has_search_replace(body):
-        if path is None:
-            path = _leading_path(body)
-            source = "inline-comment" if path is not None else None
-        return [
-            _block(join_lines(body), path, source, language, start_line, fenced, "search-replace")
-        ]
+        return _search_replace_blocks(body, language, path, source, start_line, fenced)
     return None
 
 

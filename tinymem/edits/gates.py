@@ -1,13 +1,15 @@
 """The gates as they stand when a proposal is made (`tm accept` runs them all again).
 
 Gate A, structural proof: CONFIRMED, the block parses once normalised, no elision inside a
-definition it changes (nor anywhere in a whole file), no collapse of the syntax tree, and the
-splice into the State Map's text succeeds. ETV: no target is STALE. Gate B: whether the model
+definition it changes (nor anywhere in a whole file), no collapse of the syntax tree, no new
+member under an access label the splice cannot honour, and the splice into the State Map's
+text succeeds. ETV: no target is STALE. Gate B: whether the model
 saw the current text of every entity it modifies (`--accept` may then promote it).
 """
 
 from __future__ import annotations
 
+from tinymem.edits.access import access_problem
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import write_problem
 from tinymem.proposalrecords import Proposal
@@ -49,6 +51,10 @@ def structure_gate(
         marks = find_elisions(text.decode("utf-8", "replace"), known)
         if marks:
             return f"elided ({marks[0]!r}) inside {name}: give the complete definition"
+    if p.format == "code" and language is not None:
+        problem = access_problem(p, language, texts, block)
+        if problem is not None:
+            return problem
     return "pass"
 
 

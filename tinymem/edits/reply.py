@@ -11,16 +11,18 @@ What small (3B-14B) coding models really emit, and what this module survives:
 - the file named in the info string (```` ```python path=a.py ````, ```` ```py:a.py ````,
   ```` ```a.py ````, ``title=``/``file=``/``{file="a.py"}``), on the line before the fence
   (``### a.py``, ``**File:** `a.py` ``, ``Here is the updated `a.py`:``), or in a comment on the
-  first line of the code (``# a.py``, ``// src/x.ts``);
-- several files in one fence separated by comment lines naming them;
+  first line of the code (``# a.py``, ``// src/x.ts``), of a diff or of SEARCH/REPLACE pairs;
+- several files in one fence separated by comment lines naming them (between pairs, for
+  SEARCH/REPLACE);
 - no fences at all;
 - elisions (``# ... rest of the code unchanged``) that would delete code if taken literally;
 - the whole reply wrapped in ```` ```markdown ```` (unwrapped when the wrapper names no file);
 - a leading ``<think>...</think>`` section (reasoning models): drafts there are not proposals.
 
-Deletion is never inferred from an omission: only an explicit directive line outside fences,
+Deletion is never inferred from an omission: an explicit directive line outside fences,
 ``DELETE: path::Symbol`` or ``DELETE: path`` (keyword case-insensitive, optionally bold or in
-backticks, optionally a list item), is a deletion. See `DELETE_DIRECTIVE_HELP`.
+backticks, optionally a list item), is a deletion, and so is a diff or SEARCH/REPLACE block
+that removes a definition's lines (`directives.py`). See `DELETE_DIRECTIVE_HELP`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@
     >>>>>>> REPLACE
     ```
 
-The path is on the line before the fence or in its info string (the reply reader finds it).
-Several pairs may share one fence; they are applied in order.
+The path is on the line before the fence, in its info string, or on a line of its own (a
+bare path or a comment naming it) before the pairs inside the fence; the reply reader finds it
+(`formats.py`). Several pairs may share one fence; they are applied in order.
 """
 
 from __future__ import annotations

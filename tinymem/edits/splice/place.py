@@ -1,6 +1,14 @@
-"""Where a new symbol goes: after a named or last sibling, into a container's body, at the end."""
+"""Where a new symbol goes: after a named or last sibling, into a container's body, at the end.
+
+Where a language writes access as a label line that governs every member below it (C++
+`private:`, Ruby's bare `private`), a new member the block does not place next to a member
+goes at the end of the container's last public section, never below a label it did not
+write: appended at the end of a class, it would inherit whatever access the class ends in.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
@@ -24,6 +32,22 @@ from tinymem.symbols import Symbol
 
 # Symbols that cannot hold members (a name `f.g` under a function is a local, not an entity).
 _LEAF_KINDS = frozenset({"function", "method", "constant", "variable", "macro"})
+
+_ACCESS_WORDS = frozenset({b"public", b"private", b"protected"})
+# The syntax node of each language's access label, and the containers whose body starts
+# private (a C++ `class`; a `struct` or `union` starts public, so does every Ruby body).
+_LABEL_NODES = {"cpp": "access_specifier", "ruby": "identifier"}
+_PRIVATE_BY_DEFAULT = frozenset({"class_specifier"})
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of a container's body under one access: [start, end) in the file's bytes."""
+
+    start: int
+    end: int
+    access: str
+    label: Node | None  # the label that opens it; None for the part before any label
 
 
 class Placer(FileFacts):
@@ -103,6 +127,10 @@ class Placer(FileFacts):
         members = [s for s in self.symbols if s.parent == parent.name and contains(parent, s)]
         label = f"{parent.kind} {parent.name}"
         owners = self.with_ancestors(parent.name)
+        sections = self.access_sections(parent)
+        if sections and self.named_anchor(rep, members) is None:
+            self.place_in_public(plan, rep, form.text, members, sections, label, owners, expect)
+            return
         if self.place_after_member(plan, rep, form.text, members, label, owners, expect):
             return
         node = self.node_with_body(parent)
@@ -112,6 +140,100 @@ class Placer(FileFacts):
                 f"cannot add {rep.name} to {self.path}: {label} has no body to put it in"
             )
         self.place_in_body(plan, rep.name, form.text, body, parent.start, label, owners, expect)
+
+    def named_anchor(self, rep: Replacement, members: list[Symbol]) -> Symbol | None:
+        """The member `rep.after` names, when it is one of `members`."""
+        if rep.after is None:
+            return None
+        wanted = {rep.after, f"{container_of(rep.name)}.{rep.after}"}
+        return next((m for m in members if m.name in wanted), None)
+
+    def container_node(self, sym: Symbol) -> Node | None:
+        """The outermost node with a body inside `sym`'s span, found from the top down: a
+        C++ class's span ends with the `;` after its node, where `node_with_body`'s probe
+        from the end lands."""
+        found = self.node_with_body(sym)
+        level = [self.root]
+        while found is None and level:
+            level = [
+                child
+                for node in level
+                for child in node.children
+                if child.start_byte < sym.end and sym.start < child.end_byte
+            ]
+            found = next(
+                (
+                    n
+                    for n in level
+                    if sym.start <= n.start_byte
+                    and n.end_byte <= sym.end
+                    and n.child_by_field_name("body") is not None
+                ),
+                None,
+            )
+        return found
+
+    def access_sections(self, parent: Symbol) -> list[Section]:
+        """The runs of `parent`'s body each access label governs, in order; empty when the
+        language has no such labels or the body has none."""
+        label_type = _LABEL_NODES.get(self.language)
+        node = self.container_node(parent) if label_type is not None else None
+        body = node.child_by_field_name("body") if node is not None else None
+        if node is None or body is None:
+            return []
+        labels = [
+            child
+            for child in body.children
+            if child.type == label_type
+            and self.data[child.start_byte : child.end_byte] in _ACCESS_WORDS
+        ]
+        if not labels:
+            return []
+        default = "private" if node.type in _PRIVATE_BY_DEFAULT else "public"
+        sections = [Section(body.start_byte, labels[0].start_byte, default, None)]
+        for here, following in zip(labels, [*labels[1:], None], strict=True):
+            # The C++ label's colon is a node of its own, right after it.
+            colon = here.next_sibling
+            start = colon.end_byte if colon is not None and colon.type == ":" else here.end_byte
+            end = following.start_byte if following is not None else body.end_byte
+            access = self.data[here.start_byte : here.end_byte].decode()
+            sections.append(Section(start, end, access, here))
+        return sections
+
+    def place_in_public(
+        self,
+        plan: Plan,
+        rep: Replacement,
+        text: Text,
+        members: list[Symbol],
+        sections: list[Section],
+        label: str,
+        owners: tuple[str, ...],
+        expect: tuple[str, ...],
+    ) -> None:
+        """After the last member of the container's last public section. What the block
+        meant cannot be read here (its own label lines are not applied), so a container with
+        no public section, or one without a member to follow, is refused rather than guessed."""
+        public = [s for s in sections if s.access == "public"]
+        if not public:
+            raise SpliceError(
+                f"cannot add {rep.name} to {self.path}: every part of {label} is private or "
+                "protected, and tm adds a new member only where it is public; give it right "
+                "after the member it should follow"
+            )
+        section = public[-1]
+        inside = [m for m in members if section.start <= m.start < section.end]
+        unanchored = replace(rep, after=None)
+        if inside and self.place_after_member(
+            plan, unanchored, text, inside, label, owners, expect
+        ):
+            plan.placements[rep.name] += " (in its public part)"
+            return
+        raise SpliceError(
+            f"cannot add {rep.name} to {self.path}: the public part of {label} has no member "
+            "on lines of its own to put it after; give it right after the member it should "
+            "follow"
+        )
 
     def place_after_member(
         self,
@@ -125,10 +247,7 @@ class Placer(FileFacts):
     ) -> bool:
         """After `rep.after` when it is one of `members`, else after the last of them, with
         its indentation. False when there is none, or it shares its line with other code."""
-        anchor: Symbol | None = None
-        if rep.after is not None:
-            wanted = {rep.after, f"{container_of(rep.name)}.{rep.after}"}
-            anchor = next((m for m in members if m.name in wanted), None)
+        anchor = self.named_anchor(rep, members)
         if anchor is None and members:
             anchor = max(members, key=lambda m: m.end)
         if anchor is None:
