@@ -115,3 +115,60 @@ def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
     assert all(ents[f"f{i}.py::f{i}"]["source"] == "user" for i in range(8))
     assert tm(repo, "status", "--check").returncode == 0
     assert tm(repo, "rebuild").returncode == 0
+
+
+def test_a_directory_replaced_by_a_symlink_to_outside_is_never_recorded(
+    repo: Path, tmp_path: Path
+) -> None:
+    write(repo, "app.py", PY_APP)
+    write(repo, "sub/x.py", "x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    outside = tmp_path / "outside"
+    write(outside, "x.py", 'x = 1\nSECRET = "outside"\n')
+    for name in ("x.py",):
+        (repo / "sub" / name).unlink()
+    (repo / "sub").rmdir()
+    (repo / "sub").symlink_to(outside)
+    write(repo, "app.py", PY_APP + "\nX = 1\n")
+
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    whys = {f["path"]: f["why"] for f in status["files"]}
+    assert whys["sub/x.py"] == "reached through the symlink sub"
+    assert [e["why"] for f in status["files"] if f["path"] == "sub/x.py" for e in f["stale"]] == [
+        "reached through the symlink sub"
+    ]
+    proc = tm(repo, "status")
+    assert "sub/x.py  (reached through the symlink sub)" in proc.stdout
+
+    for argv in (("adopt", "sub/x.py"), ("adopt", "--all"), ("adopt", "sub")):
+        proc = tm(repo, *argv)
+        assert proc.returncode == 11, (argv, proc.stdout, proc.stderr)
+        assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert "reached through the symlink sub" in tm(repo, "adopt", "--all").stderr
+    proc = tm(repo, "adopt", "--path", "sub/x.py", input="x = 2\n")
+    assert proc.returncode == 11, proc.stderr
+    assert git(repo, "show", "refs/tinymem/heads/main:files/sub/x.py") == "x = 1\n"
+    assert "outside" not in git(repo, "log", "-p", "refs/tinymem/heads/main")
+    assert (outside / "x.py").read_text() == 'x = 1\nSECRET = "outside"\n'
+
+
+def test_init_skips_files_reached_through_a_symlinked_directory(repo: Path, tmp_path: Path) -> None:
+    write(repo, "app.py", PY_APP)
+    write(repo, "sub/x.py", "x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    outside = tmp_path / "outside"
+    write(outside, "x.py", 'SECRET = "outside"\n')
+    (repo / "sub" / "x.py").unlink()
+    (repo / "sub").rmdir()
+    (repo / "sub").symlink_to(outside)
+    proc = tm(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    assert "sub/x.py" in proc.stdout + proc.stderr
+    assert git(repo, "show", "refs/tinymem/heads/main:files/sub/x.py", check=False) == ""
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
+    assert {"path": "sub/x.py", "reason": "reached through the symlink sub"} in episode["details"][
+        "skipped"
+    ]

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import PY_APP, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
@@ -114,3 +122,55 @@ def test_mirror_carries_pending_proposals(repo: Path, server: ModelServer, tmp_p
     git(tmp_path, "clone", "-q", "--mirror", f"file://{repo}", str(mirror))
     for oid in _named_blobs(repo, pending) | _named_blobs(repo, rejected):
         assert git(mirror, "cat-file", "-t", oid).strip() == "blob"
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETPIPE_SZ"), reason="needs Linux pipe sizes")
+def test_ctrl_c_after_the_ledger_commit_says_the_accept_was_recorded(
+    repo: Path, server: ModelServer
+) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    names = [f"pkg/generated_module_no_{i:03d}.py" for i in range(100)]
+    fence = "```"
+    blocks = (
+        f"{fence}python path={n}\ndef f{i}():\n    return {i}\n{fence}\n"
+        for i, n in enumerate(names)
+    )
+    server.add("".join(blocks))
+    proc = tm_ask(repo, server, "add modules", "--json", "--repair", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["proposals"]) == 100
+    before = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    # stdout is a pipe nobody reads yet, smaller than the report of 100 promotions: tm is
+    # still alive, writing its report, when the ledger commit has been made.
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tinymem", "accept", "--all"],
+        cwd=repo,
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(write_end)
+    deadline = time.monotonic() + 120
+    while git(repo, "rev-parse", "refs/tinymem/heads/main").strip() == before:
+        assert p.poll() is None and time.monotonic() < deadline, p.stderr
+        time.sleep(0.02)
+    time.sleep(0.5)  # into the blocked write of the report
+    assert p.poll() is None
+    p.send_signal(signal.SIGINT)
+    with os.fdopen(read_end, "rb") as f:
+        shown = f.read().decode()
+    err = p.stderr.read() if p.stderr else ""
+    assert p.wait(timeout=60) == 130
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
+    assert episode["kind"] == "accept" and len(episode["details"]["accepted"]) == 100
+    assert all((repo / n).exists() for n in names)
+    # Whatever was shown of the report, stderr says in one line that the accept is complete.
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"interrupted after the accept was recorded (episode {episode['id']})" in err
+    assert "promoted" in shown
+    assert tm(repo, "status", "--check").returncode == 0

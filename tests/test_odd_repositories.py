@@ -7,7 +7,10 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, write
+import pytest
+
+from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.modelserver import ModelServer
 
 
 def _clean(proc: subprocess.CompletedProcess[str]) -> None:
@@ -82,3 +85,79 @@ def test_a_sha256_repository(tmp_path: Path) -> None:
     proc = tm(repo, "init")
     _clean(proc)
     assert proc.returncode in (0, 3), proc.stderr
+
+
+def _apart(tmp_path: Path, layout: str) -> tuple[Path, Path]:
+    """A work tree whose git dir lives elsewhere: `.git` is a `gitdir:` file
+    (`git init --separate-git-dir`) or a symlink to the git dir. (work tree, git dir)"""
+    work, gitdir = tmp_path / "work", tmp_path / "elsewhere" / "repo.git"
+    gitdir.parent.mkdir()
+    if layout == "gitfile":
+        git(tmp_path, "init", "-q", "-b", "main", f"--separate-git-dir={gitdir}", str(work))
+        assert (work / ".git").is_file()
+    else:
+        git(tmp_path, "init", "-q", "-b", "main", str(work))
+        (work / ".git").rename(gitdir)
+        (work / ".git").symlink_to(gitdir)
+    write(work, "app.py", PY_APP)
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "base")
+    return work, gitdir
+
+
+@pytest.mark.parametrize("layout", ["gitfile", "symlink"])
+def test_a_git_dir_kept_apart_from_its_work_tree(
+    tmp_path: Path, server: ModelServer, layout: str
+) -> None:
+    work, gitdir = _apart(tmp_path, layout)
+    before = sorted(p.name for p in gitdir.parent.parent.iterdir())
+    proc = tm(work, "init")
+    _clean(proc)
+    assert proc.returncode == 0, proc.stderr
+    proc = tm(work / ".." / "work", "status", "--check")  # the work tree, not the git dir's parent
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Clean" in proc.stdout
+
+    server.add("```python path=newmod.py\ndef newmod():\n    return 1\n```\n")
+    proc = tm_ask(work, server, "add newmod", "--json")
+    assert proc.returncode == 0, proc.stderr
+    pid = json.loads(proc.stdout)["proposals"][0]["id"]
+    proc = tm(work, "accept", pid)
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "newmod.py").read_text() == "def newmod():\n    return 1\n"
+    # Nothing beside the git dir: that is where a work tree guessed as its parent would be.
+    assert not (gitdir.parent / "newmod.py").exists()
+    assert sorted(p.name for p in gitdir.parent.parent.iterdir()) == before
+    assert sorted(p.name for p in gitdir.parent.iterdir()) == ["repo.git"]
+
+    write(work, "app.py", PY_APP + "\nX = 1\n")
+    proc = tm(work, "adopt", "--all", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["adopted"] == ["app.py"] and doc["deleted"] == []
+    assert tm(work, "status", "--check").returncode == 0
+    assert git(work, "show", "refs/tinymem/heads/main:files/app.py") == PY_APP + "\nX = 1\n"
+
+
+@pytest.mark.parametrize("layout", ["gitfile", "symlink"])
+def test_the_fast_status_probe_compares_the_real_work_tree(tmp_path: Path, layout: str) -> None:
+    from tinymem.gitsuspects import start
+    from tinymem.repository import open_repo
+
+    work, _ = _apart(tmp_path, layout)
+    assert tm(work, "init").returncode == 0
+    probe = start(str(work))
+    assert probe is not None
+    repo = open_repo(str(work))
+    assert repo.workdir == str(work)
+    assert probe.compares(repo.git.path, repo.workdir, repo.state_tip())
+    assert probe.result() == set()
+
+
+def test_inside_a_git_dir_kept_apart_tm_refuses_in_one_sentence(tmp_path: Path) -> None:
+    _work, gitdir = _apart(tmp_path, "gitfile")
+    proc = tm(gitdir, "init")
+    _clean(proc)
+    assert proc.returncode == 3
+    assert "work tree is elsewhere" in proc.stderr
+    assert not (gitdir / "refs" / "tinymem").exists()

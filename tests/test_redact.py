@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PY_APP, git, tm, write
 from tests.modelserver import ModelServer, ScriptedReply
 from tinymem.redact import redact, redact_url
@@ -49,3 +51,43 @@ def test_the_ledger_and_stderr_hold_no_credential(repo: Path, server: ModelServe
     episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
     assert episode["details"]["api_base"].startswith("http://***@127.0.0.1")
     assert "***" in episode["details"]["error"]
+
+
+def test_urls_lose_the_credentials_of_their_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    assert redact_url("http://h/v1?key=abc123&x=1") == "http://h/v1?key=***&x=1"
+    assert (
+        redact_url("https://h/v1?api-version=2024-02&api_key=abc&access_token=t#token=f")
+        == "https://h/v1?api-version=2024-02&api_key=***&access_token=***#token=***"
+    )
+    assert redact_url("http://h/v1?sig=a%2Fb&se=2030") == "http://h/v1?sig=***&se=2030"
+    # The key in use, under any name or anywhere in the URL.
+    assert redact_url(f"http://h/v1?q={KEY}") == "http://h/v1?q=***"
+    assert redact_url(f"http://h/{KEY}/v1") == "http://h/***/v1"
+    assert redact_url("http://u:p4ss@[::1]:8080/v1") == "http://***@[::1]:8080/v1"
+    said = redact(
+        "the endpoint http://h/v1?token=t0ken42 said t0ken42", "http://h/v1?token=t0ken42"
+    )
+    assert "t0ken42" not in said
+
+
+def test_a_key_in_the_api_base_query_reaches_neither_stderr_nor_the_ledger(
+    repo: Path, server: ModelServer
+) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    server.add(ScriptedReply(failure="not_found"))
+    base = f"{server.openai_base}?key={KEY}"
+    env = {"OPENAI_API_KEY": KEY}
+    proc = tm(repo, "ask", "z", "-m", "openai/test", "--api-base", base, env=env)
+    assert proc.returncode == 7, proc.stderr
+    assert KEY not in proc.stderr and "key=***" in proc.stderr
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
+    assert episode["details"]["api_base"] == f"{server.openai_base}?key=***"
+    everything = git(repo, "log", "-p", "--all", "refs/tinymem/heads/main")
+    assert KEY not in everything
+    for argv in (("doctor",), ("doctor", "--json"), ("log", "--json"), ("show", "HEAD")):
+        proc = tm(repo, *argv, env={**env, "TM_API_BASE": base})
+        assert KEY not in proc.stdout + proc.stderr, argv

@@ -15,7 +15,7 @@ from tinymem.repository import Repo
 from tinymem.scan import scan
 from tinymem.statemap import StateView
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import NotAFileError, read_file
+from tinymem.worktree import NotAFileError, ThroughSymlinkError, read_file, symlinked_dir
 from tinymem.writing.atomic import write_atomic
 
 USER_REASON = "adopted by the user"
@@ -78,8 +78,17 @@ def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> Adop
         paths = sorted(set(paths) | {d.path for d in verify(repo, tip_view).drift})
     if not paths:
         raise UsageError("nothing to adopt: name files or directories, or use --all")
+    linked: dict[str, bool] = {}
     for p in paths:
         full = repo.abspath(p)
+        link = symlinked_dir(repo.workdir, p, linked)
+        if link is not None:
+            # What lies behind that symlink is outside the work tree (git sees the file as
+            # deleted): its text must never become the State Map's.
+            raise UnsafePathError(
+                f"{p} is reached through the symlink {link}; tm records files of the work tree"
+                f" only: make {link} a directory again, then adopt"
+            )
         if os.path.islink(full):
             raise UnsafePathError(f"{p} is a symlink; tm records regular files only")
     return _record(repo, paths)
@@ -99,6 +108,9 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
     if not rel:
         raise UsageError("--path must name a file, not the repository root")
     full = repo.abspath(rel)
+    link = symlinked_dir(repo.workdir, rel)
+    if link is not None:
+        raise UnsafePathError(f"{rel} is reached through the symlink {link}; nothing was written")
     if os.path.islink(full) or os.path.isdir(full):
         raise UnsafePathError(f"{rel} is a symlink or a directory; paste into a regular file")
     view = current(repo)
@@ -138,6 +150,8 @@ def _record(
         for item in scan(repo, paths):
             path = item.path
             old = view.meta(path)
+            if isinstance(item.error, ThroughSymlinkError):
+                raise UnsafePathError(f"{item.error}; tm records files of the work tree only")
             if isinstance(item.error, NotAFileError):
                 raise UnsafePathError(f"{path}: {item.error}; tm records regular files only")
             if isinstance(item.error, FileNotFoundError):

@@ -24,7 +24,7 @@ from tinymem.statcache import StatCache, stat_key
 from tinymem.statemap import FILES, StateView
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import entity_spans
-from tinymem.worktree import hash_file, read_file
+from tinymem.worktree import ThroughSymlinkError, hash_file, read_file, symlinked_dir
 
 _FEW_PATHS = 256
 _HASH_WITHOUT_CACHE = 256 * 1024
@@ -41,7 +41,9 @@ class StaleEntity:
 @dataclass
 class FileDrift:
     path: str
-    why: str  # "modified", "missing", "symlink", "not a regular file", "unreadable: ..."
+    # "modified", "missing", "replaced by a symlink", "reached through the symlink DIR",
+    # "not a regular file", "unreadable: ..."
+    why: str
     stale: list[StaleEntity] = field(default_factory=list)
     new_symbols: list[str] = field(default_factory=list)  # on disk, unknown to the State Map
     outside: bool = False  # text outside every entity changed (imports, module code)
@@ -140,8 +142,14 @@ def verify(
             listing = {p: o for p, o in listing.items() if p in wanted}
     drift: list[FileDrift] = []
     modified: list[str] = []
+    linked = _LinkedDirs(repo.workdir)
     for path, snapshot in listing.items():
         full = root + path
+        link = linked.on_way(path)
+        if link is not None:
+            # lstat would follow that directory: the file there is not the work tree's.
+            drift.append(FileDrift(path, f"reached through the symlink {link}"))
+            continue
         try:
             st = os.lstat(full)
         except FileNotFoundError:
@@ -163,6 +171,9 @@ def verify(
         if oid is None:
             try:
                 oid = hash_file(repo, path)
+            except ThroughSymlinkError as exc:  # made a symlink just now
+                drift.append(FileDrift(path, exc.why))
+                continue
             except (OSError, pygit2.GitError) as exc:
                 drift.append(FileDrift(path, f"unreadable: {exc}"))
                 continue
@@ -189,10 +200,33 @@ def verify(
     return EtvReport(checked=len(listing) if checked is None else checked, drift=drift)
 
 
+class _LinkedDirs:
+    """Which directories of the work tree are symlinks, each asked of the file system once
+    per pass."""
+
+    def __init__(self, workdir: str) -> None:
+        self.workdir = workdir
+        self._dirs: dict[str, str | None] = {}
+        self._prefixes: dict[str, bool] = {}
+
+    def on_way(self, path: str) -> str | None:
+        """The first directory of `path` that is a symlink, else None."""
+        parent = path.rpartition("/")[0]
+        if not parent:
+            return None
+        try:
+            return self._dirs[parent]
+        except KeyError:
+            found = self._dirs[parent] = symlinked_dir(self.workdir, path, self._prefixes)
+            return found
+
+
 def _entity_drift(repo: Repo, view: StateView, path: str, symbols: SymbolCache) -> FileDrift:
     meta = view.meta(path)
     try:
         wf = read_file(repo, path)
+    except ThroughSymlinkError as exc:
+        return FileDrift(path, exc.why)
     except OSError as exc:
         return FileDrift(path, f"unreadable: {exc.strerror or exc}")
     drift = FileDrift(path, "modified")

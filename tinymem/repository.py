@@ -125,20 +125,30 @@ def open_repo(start: str | None = None) -> Repo:
     """The repository containing `start` (default: the current directory)."""
     where = os.path.abspath(start or os.getcwd())
     try:
-        found = pygit2.discover_repository(where)
+        # Opened from where the search starts, not from the git dir it finds: a `.git` gitfile
+        # (`--separate-git-dir`) or symlink leads to a git dir elsewhere, and a git dir opened
+        # by itself takes its parent for the work tree. libgit2 keeps the directory that held
+        # the `.git` entry as the work tree, as git does.
+        git = pygit2.Repository(where)
     except pygit2.GitError as exc:
-        raise RepositoryError(f"cannot open a git repository at {where}: {exc}") from exc
-    if found is None:
-        raise RepositoryError(f"{where} is not inside a git work tree; run tm inside a repository")
-    try:
-        git = pygit2.Repository(found)
-    except pygit2.GitError as exc:
-        raise RepositoryError(f"cannot open the git repository at {found}: {exc}") from exc
+        if _discover(where) is None:
+            raise RepositoryError(
+                f"{where} is not inside a git work tree; run tm inside a repository"
+            ) from exc
+        raise RepositoryError(f"cannot open the git repository at {where}: {exc}") from exc
+    found = git.path.rstrip(os.sep)
     if git.is_bare or git.workdir is None:
         raise RepositoryError(
             f"{found} is a bare repository; tm needs a work tree to compare against"
         )
-    repo = Repo(git=git, workdir=os.path.abspath(git.workdir).rstrip(os.sep))
+    workdir = os.path.abspath(git.workdir).rstrip(os.sep)
+    if not _leads_back(git, workdir):
+        # Started inside a git dir kept apart from its work tree: the parent libgit2 guessed
+        # is not the work tree, and writing there would write outside it.
+        raise RepositoryError(
+            f"{found} is a git directory whose work tree is elsewhere; run tm in the work tree"
+        )
+    repo = Repo(git=git, workdir=workdir)
     if os.path.exists(os.path.join(git.path, CACHE_DIRNAME, INTENT_FILE)):
         # An accept was interrupted (or is running): a stat is all the common case costs.
         from tinymem.notices import emit
@@ -148,3 +158,33 @@ def open_repo(start: str | None = None) -> Repo:
         if said is not None:
             emit(said)
     return repo
+
+
+def _leads_back(git: pygit2.Repository, workdir: str) -> bool:
+    """Whether `workdir` is truly the work tree of `git`: its `.git` (a directory, a symlink
+    or a `gitdir:` file) is that git dir, or the git dir names its work tree itself
+    (`core.worktree`, as a submodule's does)."""
+    if "core.worktree" in git.config:
+        return True
+    dotgit = os.path.join(workdir, ".git")
+    if os.path.isfile(dotgit):
+        try:
+            with open(dotgit, encoding="utf-8", errors="surrogateescape") as f:
+                line = f.readline().strip()
+        except OSError:
+            return False
+        if not line.startswith("gitdir:"):
+            return False
+        dotgit = os.path.join(workdir, line[len("gitdir:") :].strip())
+    try:
+        return os.path.samefile(dotgit, git.path)
+    except OSError:
+        return False
+
+
+def _discover(where: str) -> str | None:
+    """The git dir a search from `where` finds, or None (only to word an error)."""
+    try:
+        return pygit2.discover_repository(where)
+    except pygit2.GitError:
+        return None

@@ -17,7 +17,7 @@ from typing import TypeVar
 from tinymem.repository import Repo, open_repo
 from tinymem.symbols import Extraction
 from tinymem.symcache import SymbolCache, extraction_for
-from tinymem.worktree import WorktreeFile, read_file
+from tinymem.worktree import ThroughSymlinkError, WorktreeFile, read_file
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 400
@@ -40,6 +40,8 @@ class Scanned:
     def reason(self) -> str:
         if isinstance(self.error, FileNotFoundError):
             return "missing from the work tree"
+        if isinstance(self.error, ThroughSymlinkError):
+            return self.error.why
         return f"unreadable: {self.error.strerror or self.error}" if self.error else ""
 
 

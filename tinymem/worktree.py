@@ -8,7 +8,7 @@ import re
 import stat
 from dataclasses import dataclass
 
-from tinymem.gitobjects import blob_id, read_blob
+from tinymem.gitobjects import blob_id
 from tinymem.repository import Repo
 
 # Larger files get a snapshot but no entities: parsing them would dominate every operation
@@ -19,6 +19,20 @@ _BINARY_PROBE = 8000  # git's own heuristic: a NUL byte in the first 8000 bytes
 
 class NotAFileError(OSError):
     """The path exists but is a symlink, directory or special file."""
+
+
+class ThroughSymlinkError(NotAFileError):
+    """A directory on the file's way is a symlink: what it leads to is not the work tree's
+    (git itself sees the file as deleted), so its text must never enter the State Map."""
+
+    def __init__(self, rel: str, link: str) -> None:
+        super().__init__(f"{rel} is reached through a symlink ({link})")
+        self.rel, self.link = rel, link
+
+    @property
+    def why(self) -> str:
+        """The reason as status shows it beside the path."""
+        return f"reached through the symlink {self.link}"
 
 
 @dataclass(frozen=True)
@@ -63,17 +77,18 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 _NOFOLLOW = hasattr(os, "O_NOFOLLOW")
 
 
-def read_regular(path: str) -> tuple[bytes, os.stat_result]:
-    """The content and status of a regular file. Raises NotAFileError for a symlink,
-    directory or special file, and OSError when it is missing or unreadable."""
+def read_regular(path: str, dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The content and status of a regular file (`path` relative to `dir_fd` when given).
+    Raises NotAFileError for a symlink, directory or special file, and OSError when it is
+    missing or unreadable."""
     if not _NOFOLLOW:
-        st = os.lstat(path)
+        st = os.lstat(path, dir_fd=dir_fd)
         if stat.S_ISLNK(st.st_mode):
             raise NotAFileError(f"{path} is a symlink")
     try:
-        fd = os.open(path, _OPEN_FLAGS | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, _OPEN_FLAGS | getattr(os, "O_BINARY", 0), dir_fd=dir_fd)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):  # EMLINK: BSD
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and _is_link(path, dir_fd):  # EMLINK: BSD
             raise NotAFileError(f"{path} is a symlink") from exc
         raise
     try:
@@ -88,30 +103,83 @@ def read_regular(path: str) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
+def _is_link(path: str, dir_fd: int | None) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_AT = os.open in os.supports_dir_fd and _NOFOLLOW
+
+
+def symlinked_dir(workdir: str, rel: str, memo: dict[str, bool] | None = None) -> str | None:
+    """The first directory on `rel`'s way that is a symlink (repository path), else None.
+    `memo` keeps what was learnt per directory across the calls of one pass."""
+    parts = rel.split("/")[:-1]
+    for i in range(len(parts)):
+        prefix = "/".join(parts[: i + 1])
+        linked = memo.get(prefix) if memo is not None else None
+        if linked is None:
+            linked = os.path.islink(os.path.join(workdir, prefix))
+            if memo is not None:
+                memo[prefix] = linked
+        if linked:
+            return prefix
+    return None
+
+
+def read_in_tree(workdir: str, rel: str) -> tuple[bytes, os.stat_result]:
+    """`read_regular` for work-tree file `rel`, its directories opened one at a time without
+    following a symlink (the rule `writing/safedir.py` keeps for writes): a directory replaced
+    by a symlink to elsewhere must not pass that place's files off as the work tree's.
+    Raises ThroughSymlinkError then."""
+    parts = rel.split("/")
+    if not _AT:
+        # No openat: the same rule checked by name (a race remains; only on such systems).
+        link = symlinked_dir(workdir, rel)
+        if link is not None:
+            raise ThroughSymlinkError(rel, link)
+        return read_regular(os.path.join(workdir, *parts))
+    fd = os.open(workdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for i, name in enumerate(parts[:-1]):
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENOTDIR) and _is_link(name, fd):
+                    raise ThroughSymlinkError(rel, "/".join(parts[: i + 1])) from exc
+                raise
+            os.close(fd)
+            fd = child
+        return read_regular(parts[-1], dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 def read_file(repo: Repo, rel: str) -> WorktreeFile:
-    """Raises OSError (incl. NotAFileError) when the file is missing, unreadable or not regular."""
-    full = repo.abspath(rel)
-    raw, st = read_regular(full)
+    """Raises OSError (incl. NotAFileError, ThroughSymlinkError) when the file is missing,
+    unreadable, not regular or reached through a symlinked directory."""
+    raw, st = read_in_tree(repo.workdir, rel)
     executable = bool(st.st_mode & 0o100)
-    raw_oid = blob_id(raw)
+    return WorktreeFile(rel, *_stored(repo, rel, raw), executable)
+
+
+def _stored(repo: Repo, rel: str, raw: bytes) -> tuple[str, bytes]:
+    """(blob id, blob bytes) of `raw` as git would store it at `rel`. git's filters are
+    applied to the bytes already read, never by reading the path again: that path may have
+    changed, or lead through a symlink, since."""
     if not repo.filters_possible:
-        return WorktreeFile(rel, raw_oid, raw, executable)
-    oid = str(repo.git.hashfile(full, as_path=rel))
-    if oid == raw_oid:
-        return WorktreeFile(rel, oid, raw, executable)
-    # The common filter is CRLF -> LF; confirm it reproduces git's id before trusting it.
-    lf = raw.replace(b"\r\n", b"\n")
-    if blob_id(lf) == oid:
-        return WorktreeFile(rel, oid, lf, executable)
-    # Any other filter (ident, custom drivers): let libgit2 produce the blob.
-    stored = repo.git.create_blob_fromworkdir(rel)
-    return WorktreeFile(rel, str(stored), read_blob(repo.git, stored), executable)
+        return blob_id(raw), raw
+    from pygit2.enums import FilterMode
+
+    filters = repo.git.load_filter_list(rel, FilterMode.CLEAN)
+    data = raw if filters is None else filters.apply_to_buffer(raw)
+    return blob_id(data), data
 
 
 def hash_file(repo: Repo, rel: str) -> str:
     """git's blob id for the work-tree file (filters applied), without keeping its content."""
-    full = repo.abspath(rel)
-    if not repo.filters_possible:
-        with open(full, "rb") as f:
-            return blob_id(f.read())
-    return str(repo.git.hashfile(full, as_path=rel))
+    raw, _ = read_in_tree(repo.workdir, rel)
+    return _stored(repo, rel, raw)[0]

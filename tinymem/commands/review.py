@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from tinymem.commands.output import emit_json, escape, out, page
 from tinymem.errors import GateBlockedError
+
+if TYPE_CHECKING:
+    from tinymem.accept import AcceptResult
 
 
 def register(app: typer.Typer) -> None:
@@ -113,13 +116,35 @@ def accept_cmd(
     from tinymem.accept import accept
     from tinymem.repository import open_repo
 
-    result = accept(
-        open_repo(),
-        list(refs or []),
-        every=every,
-        overwrite_stale=set(overwrite_stale or []),
-        allow_delete=allow_delete,
-    )
+    repo = open_repo()
+    ref = repo.state_ref
+    before = repo.state_tip(ref)
+    try:
+        result = accept(
+            repo,
+            list(refs or []),
+            every=every,
+            overwrite_stale=set(overwrite_stale or []),
+            allow_delete=allow_delete,
+        )
+        _report_accept(result)
+    except KeyboardInterrupt:
+        # Once the ledger commit is made the accept is complete (files written, episode
+        # recorded): an interrupt after it must not leave the user believing it was undone.
+        from tinymem.writing.recovery import accept_recorded_since
+
+        episode = accept_recorded_since(repo, ref, before)
+        if episode is None:
+            raise  # before the ledger commit: rolled back ("tm: interrupted")
+        print(
+            f"tm: interrupted after the accept was recorded (episode {episode}); its files"
+            f" are written, `tm show {episode}` lists what it promoted",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130) from None
+
+
+def _report_accept(result: AcceptResult) -> None:
     con = out()
     for c in result.plan.checks:
         gates = "  ".join(f"{g.gate}:{'pass' if g.ok else 'BLOCKED'}" for g in c.gates)

@@ -36,3 +36,25 @@ def recover(repo: Repo) -> str | None:
                 "; changed since, left as they are: " + ", ".join(done.kept) + " (`tm status`)"
             )
         return message + "; its proposals are still pending"
+
+
+def accept_recorded_since(repo: Repo, ref: str, tip: str | None, *, depth: int = 20) -> str | None:
+    """The id of the accept episode the ledger `ref` recorded after `tip`, or None: what an
+    interrupted `tm accept` asks to learn whether it got as far as its ledger commit (accepts
+    run one at a time, under the accept lock)."""
+    import pygit2
+
+    from tinymem.ledger import message_trailer
+
+    at = repo.state_tip(ref)
+    for _ in range(depth):
+        if at is None or at == tip:
+            return None
+        commit = repo.git[at]
+        if not isinstance(commit, pygit2.Commit):
+            return None
+        if commit.message.startswith("tm accept:"):
+            return message_trailer(commit.message, "Tinymem-Episode")
+        parents = commit.parent_ids
+        at = str(parents[0]) if parents else None
+    return None
