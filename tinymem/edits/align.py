@@ -40,6 +40,7 @@ from tinymem.edits.alignment import (
 )
 from tinymem.edits.members import collect, explode, outside_lines, report_outside
 from tinymem.edits.normalise import Parsed, parse_block
+from tinymem.edits.splice.prefix import keep_prefix
 from tinymem.symbols import Symbol, extract
 
 __all__ = ["align"]
@@ -172,6 +173,7 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
         result.whole_file = original is not None and not parsed.symbols
         return result
     file = FileView(path, original, extract(path, original).symbols)
+    language = parsed.language
     items = outermost(parsed.symbols)
     if not items:
         if file.symbols:
@@ -208,6 +210,8 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
     # Every entity given is the whole file only when the block also carries what lies
     # between them: a namespace or class given alone, with the file's imports or licence
     # header left out, is a change of that entity, not a file without them.
+    # Nor is it when a definition comes without the comments or decorators the file has above
+    # it (a licence header right over the only function): spliced, the file keeps them.
     result.whole_file = (
         bool(existing)
         and existing <= set(given)
@@ -215,6 +219,11 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
         and (
             bool(outside_lines(parsed.text, items, comments=True))
             or not outside_lines(original, file.symbols, comments=True)
+        )
+        and not any(
+            keep_prefix(language, file.text(file.by_name[n]), text)[1]
+            for n, text in given.items()
+            if language is not None
         )
     )
     if result.whole_file:

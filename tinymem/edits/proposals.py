@@ -279,7 +279,11 @@ def _file_proposal(
         notes=list(aligned.notes),
     )
     live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
-    texts, splice_problem = _entity_texts(kind, path, code, before, aligned)
+    texts, splice_problem, kept = _entity_texts(kind, path, code, before, aligned)
+    p.notes += [
+        f"the file's {' and '.join(parts)} above {name}, which the block leaves out, are kept"
+        for name, parts in kept.items()
+    ]
     for t in aligned.targets:
         rec = live.get(t.name)
         text = texts.get(t.name, t.text)
@@ -415,8 +419,9 @@ def _edit_proposal(
 
 def _entity_texts(
     kind: str, path: str, code: bytes, before: bytes | None, aligned: Alignment
-) -> tuple[dict[str, bytes], str | None]:
-    """Each target's text as it will sit in the file, and why the splice fails (or None).
+) -> tuple[dict[str, bytes], str | None, dict[str, tuple[str, ...]]]:
+    """Each target's text as it will sit in the file, why the splice fails (or None), and
+    what of the file's comments and decorators it kept (`SpliceResult.kept`).
 
     Symbols are spliced into the State Map's text on trial; whole and new files are their own
     result. A block that does not parse or cannot be aligned is not spliced: its texts stay
@@ -424,19 +429,20 @@ def _entity_texts(
     """
     if kind != "symbols":
         found = {s.name: code[s.start : s.end] for s in extract(path, code).symbols}
-        return found, None
+        return found, None, {}
     if before is None or aligned.blocked is not None or aligned.problem is not None:
-        return {}, None
+        return {}, None, {}
     if target_problem(path, before) is not None:
-        return {}, None  # Gate A refuses the file before any splice would parse it
+        return {}, None, {}  # Gate A refuses the file before any splice would parse it
     if not aligned.targets:
-        return {}, None
+        return {}, None, {}
     reps = [Replacement(t.name, t.text, t.after) for t in aligned.targets]
     try:
         result = splice(path, before, reps)
     except SpliceError as exc:
-        return {}, str(exc)
+        return {}, str(exc), {}
     except ValueError as exc:  # two targets of one name: the block defines it twice
-        return {}, f"the block cannot be spliced: {exc}"
+        return {}, f"the block cannot be spliced: {exc}", {}
     spans = {s.name: result.data[s.start : s.end] for s in extract(path, result.data).symbols}
-    return {t.name: spans[t.name] for t in aligned.targets if t.name in spans}, None
+    texts = {t.name: spans[t.name] for t in aligned.targets if t.name in spans}
+    return texts, None, result.kept

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tinymem.errors import TinymemError
 
@@ -38,3 +38,6 @@ class SpliceResult:
     # Original symbols the result no longer defines: members a replaced container's new text
     # left out. Empty unless a container was replaced; the caller decides whether to allow it.
     removed: tuple[str, ...] = ()
+    # Replaced names whose new text left out the comments or decorators above them, which the
+    # splice kept from the file (prefix.py): name -> ("comments", "decorators").
+    kept: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -51,6 +51,7 @@ class Plan:
     placements: dict[str, str] = field(default_factory=dict)
     points: dict[str, Point] = field(default_factory=dict)
     impls: dict[tuple[str, bytes], NewImpl] = field(default_factory=dict)
+    kept: dict[str, tuple[str, ...]] = field(default_factory=dict)  # see SpliceResult.kept
 
 
 def norm_header(header: bytes) -> bytes:

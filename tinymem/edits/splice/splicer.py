@@ -8,6 +8,7 @@ from tinymem.edits.splice.forms import Classifier, Form
 from tinymem.edits.splice.lines import WS, container_of, contains, plain_name, start_of_line
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.plan import Edit, Plan
+from tinymem.edits.splice.prefix import keep_prefix
 from tinymem.edits.splice.rust import RustPlacer
 from tinymem.edits.splice.syntax import file_symbols, grammar, syntax_problem
 from tinymem.edits.splice.texts import Text, prepare
@@ -126,6 +127,9 @@ class Splicer(RustPlacer, Classifier, Verifier):
                 after = before  # byte-identical, whatever mix of line endings the file has
             else:
                 after = forms[r.name].text.placed(self.indent_of(sym.start)[0], self.eol)
+                after, kept = keep_prefix(self.language, before, after)
+                if kept:
+                    plan.kept[r.name] = tuple(kept)
             expect = (r.name, *(m.name for m in nested.get(r.name, [])))
             maybe = tuple(n for n, c in contained.items() if c == r.name)
             owners = self.ancestors(sym)
@@ -179,6 +183,7 @@ class Splicer(RustPlacer, Classifier, Verifier):
             added=tuple(added),
             placements=plan.placements,
             removed=tuple(removed),
+            kept=plan.kept,
         )
 
     def nest(

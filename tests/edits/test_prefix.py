@@ -1,0 +1,107 @@
+"""The comments and decorators above a definition that a replacement leaves out stay in the
+file (splice/prefix.py), on real files of public projects."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.edits.realcorpus import CODE
+from tinymem.edits.align import align
+from tinymem.edits.alignment import Evidence
+from tinymem.edits.splice import Replacement, splice
+from tinymem.edits.splice.prefix import keep_prefix, prefix_of
+from tinymem.symbols import extract
+
+SCAFFOLD = ("flask", "src/flask/sansio/scaffold.py")
+CHAIN = ("anyhow", "src/chain.rs")
+CALLBACK = ("cordova-android", "framework/src/org/apache/cordova/CallbackContext.java")
+
+
+def _read(project: str, path: str) -> bytes:
+    return (CODE / project / path).read_bytes()
+
+
+def _symbol_text(path: str, data: bytes, name: str) -> bytes:
+    (sym,) = [s for s in extract(path, data).symbols if s.name == name]
+    return data[sym.start : sym.end]
+
+
+def test_a_decorator_the_block_leaves_out_stays() -> None:
+    project, path = SCAFFOLD
+    data = _read(project, path)
+    new = (
+        b"def get(self, rule: str, **options: t.Any) -> t.Callable[[T_route], T_route]:\n"
+        b'    return self._method_route("GET", rule, dict(options))\n'
+    )
+    result = splice(path, data, [Replacement("Scaffold.get", new)])
+    text = _symbol_text(path, result.data, "Scaffold.get")
+    assert text.startswith(b"@setupmethod\n    def get(self")
+    assert b"dict(options)" in text and b"versionadded" not in text
+    assert result.kept == {"Scaffold.get": ("decorators",)}
+    assert result.data.count(b"@setupmethod") == data.count(b"@setupmethod")
+
+
+def test_a_rust_attribute_and_a_java_doc_comment_stay() -> None:
+    project, path = CHAIN
+    data = _read(project, path)
+    new = (
+        b"pub fn new(head: &'a (dyn StdError + 'static)) -> Self {\n"
+        b"    Chain { state: ChainState::Linked { next: Some(head) } }\n}\n"
+    )
+    result = splice(path, data, [Replacement("Chain.new", new)])
+    assert b"    #[cold]\n    pub fn new(" in result.data
+    project, path = CALLBACK
+    data = _read(project, path)
+    name = next(
+        s.name
+        for s in extract(path, data).symbols
+        if s.parent is not None and b"error(String message)" in data[s.start : s.end]
+    )
+    new = b"public void error(String message) {\n    LOG.e(LOG_TAG, message);\n}\n"
+    result = splice(path, data, [Replacement(name, new)])
+    text = _symbol_text(path, result.data, name)
+    assert text.startswith(b"/**\n     * Helper for error callbacks")
+    assert b"LOG.e(LOG_TAG, message);" in text
+
+
+def test_what_the_block_gives_replaces_the_files_own() -> None:
+    project, path = SCAFFOLD
+    data = _read(project, path)
+    new = (
+        b"@setupmethod\n# GET only.\n"
+        b"def get(self, rule: str, **options: t.Any) -> t.Callable[[T_route], T_route]:\n"
+        b'    return self._method_route("GET", rule, options)\n'
+    )
+    old = _symbol_text(path, data, "Scaffold.get")
+    # Interleaved (a comment under a decorator): nothing is kept apart, the block wins.
+    assert keep_prefix("python", old, new) == (new, [])
+
+
+def test_a_licence_header_over_the_only_function_is_not_replaced_by_the_block() -> None:
+    original = b"# Copyright 2024 ACME. License: MIT.\ndef f():\n    return 1\n"
+    block = b"def f():\n    return 2\n"
+    aligned = align("a.py", block, original, Evidence())
+    assert not aligned.whole_file and [t.name for t in aligned.targets] == ["f"]
+    result = splice("a.py", original, [Replacement("f", block)])
+    assert result.data == b"# Copyright 2024 ACME. License: MIT.\ndef f():\n    return 2\n"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    comments=st.lists(st.sampled_from(["# a", "# b c"]), max_size=2),
+    decorators=st.lists(st.sampled_from(["@d", "@e(1,\n  2)"]), max_size=2),
+    indent=st.sampled_from(["", "    "]),
+)
+def test_prefix_parts_are_found_where_they_are(
+    comments: list[str], decorators: list[str], indent: str
+) -> None:
+    lines = [*comments, *decorators, "def f():", "    return 1"]
+    text = ("\n" + indent).join("\n".join(lines).split("\n")).encode()
+    found = prefix_of("python", text)
+    assert found.ordered
+    assert text[found.core :].startswith(b"def f():")
+    assert found.has_comments == bool(comments)
+    assert found.has_decorators == bool(decorators)
+    if decorators:
+        assert text[found.decorators :].startswith(b"@")
