@@ -107,15 +107,21 @@ def repair_rounds(values: dict[str, Value]) -> int:
     return n
 
 
+# tm's own secret for its own server, not a provider's key: `tm config serveToken T` may
+# store it. Kept out of SETTINGS so that `tm config` and `tm doctor` never print it.
+SERVE_TOKEN = Setting(
+    "serveToken", "TM_SERVE_TOKEN", None, "bearer token tm serve requires (never printed)"
+)
+
+
 def serve_token(repo: pygit2.Repository | None, flag: str | None) -> str | None:
-    """The bearer token `tm serve` requires: --token > TM_SERVE_TOKEN > tinymem.serveToken.
-    Kept out of SETTINGS so that `tm config` and `tm doctor` never print it."""
+    """The bearer token `tm serve` requires: --token > TM_SERVE_TOKEN > tinymem.serveToken."""
     if flag:
         return flag
-    env = os.environ.get("TM_SERVE_TOKEN")
+    env = os.environ.get(SERVE_TOKEN.env)
     if env:
         return env
-    value, _ = _git_value(repo, "serveToken")
+    value, _ = _git_value(repo, SERVE_TOKEN.key)
     return value or None
 
 
@@ -162,6 +168,8 @@ def find_setting(key: str) -> Setting:
     """The setting named `key` (`model`, `tinymem.model`, any case); UsageError otherwise."""
     name = key.removeprefix("tinymem.")
     lowered = name.lower()
+    if lowered == SERVE_TOKEN.key.lower():
+        return SERVE_TOKEN  # "token" in its name, but it is no provider's key
     if any(word in lowered for word in _SECRET_WORDS):
         raise UsageError(
             f"{key!r} looks like an API key setting: tm never stores keys; export the"

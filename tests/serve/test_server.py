@@ -3,110 +3,19 @@ client, in front of the loopback model server, in a real repository."""
 
 from __future__ import annotations
 
+import http.client
 import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import openai
 import pytest
 
-from tests.conftest import MODEL_ENV, PY_APP, git, tm, write
+from tests.conftest import MODEL_ENV, PY_APP, tm, write
 from tests.modelserver import ModelServer, ScriptedReply
-
-REPLY = '```python path=app.py\ndef fetch_user(uid):\n    return {"id": uid, "v": 3}\n```\n'
-FIXED_APP = PY_APP.replace('    return {"id": uid}\n', '    return {"id": uid, "v": 3}\n')
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Served:
-    repo: Path
-    model: ModelServer
-    url: str
-    process: subprocess.Popen[str]
-
-    def client(self, token: str = "none") -> openai.OpenAI:
-        return openai.OpenAI(base_url=self.url + "/v1", api_key=token, max_retries=0)
-
-    def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=30) as r:
-            return json.loads(r.read())
-
-    def post(self, path: str, doc: Any, token: str | None = None) -> tuple[int, Any]:
-        req = urllib.request.Request(self.url + path, data=json.dumps(doc).encode(), method="POST")
-        req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
-
-
-def _start(repo: Path, model: ModelServer, *extra: str) -> Served:
-    port = _free_port()
-    env = {**os.environ, **MODEL_ENV}
-    argv = [sys.executable, "-m", "tinymem", "serve", "--port", str(port)]
-    argv += ["-m", "openai/test", "--api-base", model.openai_base, *extra]
-    process = subprocess.Popen(
-        argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url + "/health", timeout=1).close()
-            break
-        except urllib.error.HTTPError:
-            break  # it answers (401 with a token)
-        except OSError:
-            assert process.poll() is None, process.communicate()[1]
-            time.sleep(0.1)
-    return Served(repo, model, url, process)
-
-
-def _stop(served: Served) -> str:
-    served.process.send_signal(signal.SIGINT)
-    _, err = served.process.communicate(timeout=30)
-    assert served.process.returncode == 0, err
-    assert "Traceback" not in err
-    return err
-
-
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
-
-
-@pytest.fixture
-def served(repo: Path, server: ModelServer) -> Iterator[Served]:
-    _init(repo)
-    s = _start(repo, server)
-    yield s
-    _stop(s)
-
-
-def _asks(repo: Path) -> list[dict[str, Any]]:
-    entries = json.loads(tm(repo, "log", "--json").stdout)
-    return [e for e in entries if e["kind"] == "ask"]
+from tests.serve.served import FIXED_APP, REPLY, Served, asks, init, start, stop
 
 
 def test_streams_as_the_model_sends(served: Served) -> None:
@@ -150,7 +59,7 @@ def test_one_episode_per_request_like_tm_ask(served: Served) -> None:
         {"role": "system", "content": "You are my editor's assistant."},
         {"role": "user", "content": "add v to fetch_user"},
     ]
-    (ask,) = _asks(served.repo)
+    (ask,) = asks(served.repo)
     shown = json.loads(tm(served.repo, "show", ask["episode"], "--json").stdout)
     assert json.loads(tm(served.repo, "show", ask["episode"], "--messages").stdout) == sent
     assert tm(served.repo, "show", ask["episode"], "--response").stdout == REPLY
@@ -199,7 +108,7 @@ def test_read_endpoints_answer_like_the_json_commands(served: Served) -> None:
     assert served.get("/recent?limit=2") == json.loads(
         tm(served.repo, "log", "-n", "2", "--json").stdout
     )
-    (ask,) = _asks(served.repo)
+    (ask,) = asks(served.repo)
     doc = served.get(f"/episodes/{ask['episode']}")
     messages = doc.pop("messages")
     assert doc == json.loads(tm(served.repo, "show", ask["episode"], "--json").stdout)
@@ -233,7 +142,7 @@ def test_model_errors_come_back_as_openai_errors(served: Served) -> None:
             model="x", messages=[{"role": "user", "content": "hello"}]
         )
     assert "does not know the model openai/test" in str(caught.value)
-    (ask,) = _asks(served.repo)
+    (ask,) = asks(served.repo)
     assert ask["outcome"] == "failed"
     status, doc = served.post("/v1/chat/completions", {"messages": "nope"})
     assert status == 400 and "messages" in doc["error"]["message"]
@@ -252,15 +161,14 @@ def test_eight_concurrent_requests_lose_no_episode(served: Served) -> None:
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(one, range(8)))
     assert all(a.startswith(REPLY) for a in answers)
-    asks = _asks(served.repo)
-    assert len(asks) == 8
+    assert len(asks(served.repo)) == 8
     assert len(json.loads(tm(served.repo, "status", "--json").stdout)["pending_proposals"]) == 8
     assert tm(served.repo, "rebuild").returncode == 0
 
 
 def test_accept_applies_what_gate_b_allows(repo: Path, server: ModelServer) -> None:
-    _init(repo)
-    s = _start(repo, server, "--accept", "--no-trailer")
+    init(repo)
+    s = start(repo, server, "--accept", "--no-trailer")
     try:
         server.add(REPLY)
         r = s.client().chat.completions.create(
@@ -269,27 +177,12 @@ def test_accept_applies_what_gate_b_allows(repo: Path, server: ModelServer) -> N
         assert r.choices[0].message.content == REPLY  # no trailer
         assert (repo / "app.py").read_text() == FIXED_APP
     finally:
-        _stop(s)
-
-
-def test_token_is_required_off_loopback_and_checked(repo: Path, server: ModelServer) -> None:
-    _init(repo)
-    refused = tm(repo, "serve", "--host", "0.0.0.0", "--port", str(_free_port()))
-    assert refused.returncode == 2 and "--token" in refused.stderr
-    s = _start(repo, server, "--token", "s3cret")
-    try:
-        with pytest.raises(openai.AuthenticationError):
-            s.client("wrong").models.list()
-        assert [m.id for m in s.client("s3cret").models.list()] == ["openai/test"]
-        status, _ = s.post("/v1/user/code", {"path": "app.py", "content": "x"})
-        assert status == 401 and (repo / "app.py").read_text() == PY_APP
-    finally:
-        _stop(s)
+        stop(s)
 
 
 def test_sigterm_mid_request_finishes_and_records_it(repo: Path, server: ModelServer) -> None:
-    _init(repo)
-    s = _start(repo, server)
+    init(repo)
+    s = start(repo, server)
     server.add(ScriptedReply(text=REPLY, chunk_size=4, chunk_delay=0.05))
     stream = s.client().chat.completions.create(
         model="x", messages=[{"role": "user", "content": "add v to fetch_user"}], stream=True
@@ -300,7 +193,75 @@ def test_sigterm_mid_request_finishes_and_records_it(repo: Path, server: ModelSe
     _, err = s.process.communicate(timeout=60)
     assert s.process.returncode == 0, err
     assert "Traceback" not in err
-    (ask,) = _asks(repo)  # recorded whole, not half
+    (ask,) = asks(repo)  # recorded whole, not half
     assert tm(repo, "show", ask["episode"], "--response").stdout == REPLY
     assert tm(repo, "rebuild").returncode == 0
     assert not (repo / ".git" / "tinymem" / "unrecorded").exists()
+
+
+def test_a_model_name_litellm_cannot_route_means_tms(served: Served) -> None:
+    served.model.add("ok", "ok")
+    client = served.client()
+    for name in ("Qwen/Qwen2.5-Coder-7B-Instruct", "openai/other"):
+        reply = client.chat.completions.create(
+            model=name, messages=[{"role": "user", "content": "hello"}]
+        )
+        assert (reply.choices[0].message.content or "").startswith("ok")
+    # A Hugging Face name (its `/` is no provider's) meant tm's model; `openai/other` is one
+    # litellm routes, so it is the client's.
+    assert [r.model for r in served.model.chat_requests] == ["test", "other"]
+    assert [a["error"] for a in asks(served.repo)] == [None, None]
+
+
+def test_usage_comes_last_when_the_client_asks(served: Served) -> None:
+    served.model.add(ScriptedReply(text=REPLY, prompt_tokens=123, completion_tokens=45))
+    chunks = list(
+        served.client().chat.completions.create(
+            model="x",
+            messages=[{"role": "user", "content": "add v to fetch_user"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    last = chunks[-1]
+    assert last.choices == [] and last.usage is not None
+    assert (last.usage.prompt_tokens, last.usage.completion_tokens) == (123, 45)
+    assert last.usage.total_tokens == 168
+    assert all(c.usage is None for c in chunks[:-1])
+    # Not asked: no usage chunk, as OpenAI does.
+    served.model.add(REPLY)
+    chunks = list(
+        served.client().chat.completions.create(
+            model="x", messages=[{"role": "user", "content": "add v to fetch_user"}], stream=True
+        )
+    )
+    assert all(c.choices and c.usage is None for c in chunks)
+
+
+def test_a_client_that_hangs_up_mid_stream_is_no_error(repo: Path, server: ModelServer) -> None:
+    init(repo)
+    s = start(repo, server)
+    server.add(ScriptedReply(text=REPLY, chunk_size=4, chunk_delay=0.1))
+    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
+    body = {"model": "x", "stream": True, "messages": [{"role": "user", "content": "add v"}]}
+    conn.request(
+        "POST",
+        "/v1/chat/completions",
+        body=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    response = conn.getresponse()
+    assert response.status == 200 and response.fp is not None
+    assert response.fp.readline()  # the stream has begun
+    response.close()  # the editor's stop button
+    conn.close()
+    deadline = time.monotonic() + 60
+    while not [e for e in s.get("/recent") if e["kind"] == "ask"]:
+        assert time.monotonic() < deadline, "the episode was never recorded"
+        time.sleep(0.1)
+    err = stop(s)
+    assert "ConnectionResetError" not in err and "closing transport" not in err, err
+    assert "internal error" not in err, err
+    (ask,) = asks(repo)  # recorded whole, with the reply the client did not wait for
+    assert tm(repo, "show", ask["episode"], "--response").stdout == REPLY
+    assert ask["proposals"]

@@ -433,20 +433,20 @@ def config_cmd(
         repo = None  # outside a repository: the global config and defaults still apply
     if value is not None:
         written = write_setting(repo, key, value, global_=global_)
+        # A secret is not echoed into the terminal's scrollback or a script's log.
+        shown = "(hidden)" if written.key == cfg.SERVE_TOKEN.key else written.value
         if as_json:
             emit_json(
                 {
                     "key": written.key,
-                    "value": written.value,
+                    "value": shown,
                     "scope": written.scope,
                     "file": written.path,
                     "overridden_by": written.overridden_by,
                 }
             )
             return
-        out().print(
-            f"tinymem.{written.key} = {escape(written.value)}  ({written.scope}: {written.path})"
-        )
+        out().print(f"tinymem.{written.key} = {escape(shown)}  ({written.scope}: {written.path})")
         if written.overridden_by:
             out().print(
                 f"note: {written.overridden_by} is set in the environment and wins over this"
@@ -458,6 +458,10 @@ def config_cmd(
     settings = {s.key: s for s in cfg.SETTINGS}
     if key is not None:
         s = find_setting(key)
+        if s is cfg.SERVE_TOKEN:
+            raise UsageError(
+                "tm never prints serveToken (a secret); `git config tinymem.serveToken` shows it"
+            )
         v = values[s.key]
         if as_json:
             emit_json(_setting_json(s, v))

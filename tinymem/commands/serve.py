@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
-
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 def register(app: typer.Typer) -> None:
@@ -15,7 +11,9 @@ def register(app: typer.Typer) -> None:
 
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback)."),
-    port: int = typer.Option(4321, "--port", min=0, max=65535, help="Port to listen on."),
+    port: int = typer.Option(
+        4321, "--port", min=0, max=65535, help="Port to listen on (0: any free one)."
+    ),
     token: str = typer.Option(
         None,
         "--token",
@@ -42,11 +40,11 @@ def serve_cmd(
     State Map (tm's context goes in front of the client's messages), sent through the same
     model settings as tm ask, streamed back as it arrives, and recorded as one ask episode
     whose code blocks become gated proposals. Also: /v1/models, /v1/user/code (adopt),
-    /health, /doctor, /state, /recent, /episodes/ID. Ctrl-C stops it; a request in flight is
-    finished and recorded first.
+    /health, /doctor, /state, /recent, /episodes/ID. On loopback it refuses requests from web
+    pages (a Host or Origin that is not loopback); POST bodies must be application/json.
+    Ctrl-C (or SIGTERM) stops it: new requests then get 503, and the requests in flight are
+    finished, answered and recorded first; a second Ctrl-C stops at once.
     """
-    from aiohttp import web
-
     from tinymem import config as cfg
     from tinymem.commands.ask import model_flags
     from tinymem.errors import UsageError
@@ -54,11 +52,14 @@ def serve_cmd(
     from tinymem.repository import open_repo
     from tinymem.serve.app import make_app
     from tinymem.serve.chat import ServeSettings
+    from tinymem.serve.guard import Access, is_loopback
+    from tinymem.serve.lifecycle import run
 
     repo = open_repo()
     current(repo)  # refuse to start in a repository without tm
     secret = cfg.serve_token(repo.git, token)
-    if host not in LOOPBACK and not secret:
+    loopback = is_loopback(host)
+    if not loopback and not secret:
         raise UsageError(
             f"listening on {host} lets other machines use your model and repository; set a"
             " bearer token with --token (or TM_SERVE_TOKEN / tinymem.serveToken)"
@@ -67,7 +68,7 @@ def serve_cmd(
     values = cfg.resolve(repo.git, flags)
     shown = values["model"].value or cfg.DEFAULT_MODEL
     settings = ServeSettings(repo.workdir, flags, accept=accept, trailer=not no_trailer)
-    app = make_app(settings, secret)
+    app = make_app(settings, Access(loopback=loopback, token=secret or ""))
 
     # litellm costs ~2.5 s to import: pay it now, not in the first request.
     import threading
@@ -75,13 +76,12 @@ def serve_cmd(
     from tinymem.llm import import_litellm
 
     threading.Thread(target=import_litellm, daemon=True).start()
+    where = f"[{host}]" if ":" in host and not host.startswith("[") else host
 
-    def said(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    def announce(bound: int) -> str:
+        return (
+            f"tm serve: http://{where}:{bound}/v1 for {repo.workdir} (model {shown}"
+            f"{', token required' if secret else ''}); Ctrl-C stops"
+        )
 
-    said(
-        f"tm serve: http://{host}:{port}/v1 for {repo.workdir} (model {shown}"
-        f"{', token required' if secret else ''}); Ctrl-C stops"
-    )
-    web.run_app(app, host=host, port=port, print=None, shutdown_timeout=5, access_log=None)
-    said("tm serve: stopped")
+    run(app, host, port, announce)

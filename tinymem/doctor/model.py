@@ -15,6 +15,7 @@ from tinymem.errors import (
     ModelTimeoutError,
     UsageError,
 )
+from tinymem.redact import redact_url
 from tinymem.repository import Repo
 
 MODEL_TIMEOUT = 5.0
@@ -36,11 +37,18 @@ PROVIDER_KEYS: dict[str, str] = {
 API_KEY_VARS: tuple[str, ...] = tuple(sorted(set(PROVIDER_KEYS.values())))
 
 
+def _shown(value: cfg.Value) -> str | None:
+    """A setting as doctor prints and reports it: an endpoint URL without its credentials."""
+    return redact_url(value.value) if value.key == "apiBase" else value.value
+
+
 def check_config(
     repo: Repo | None, flags: dict[str, str | None], report: DoctorReport
 ) -> dict[str, cfg.Value]:
     values = cfg.resolve(repo.git if repo is not None else None, flags)
-    report.config = [{"key": v.key, "value": v.value, "source": v.source} for v in values.values()]
+    report.config = [
+        {"key": v.key, "value": _shown(v), "source": v.source} for v in values.values()
+    ]
     bad: list[str] = []
     for key in cfg.NUMERIC_SETTINGS:
         try:
@@ -52,7 +60,7 @@ def check_config(
     except UsageError as exc:
         bad.append(str(exc))
     shown = [
-        f"{v.key} = {v.value if v.value is not None else '(not set)'}  ({v.source})"
+        f"{v.key} = {_shown(v) if v.value is not None else '(not set)'}  ({v.source})"
         for v in values.values()
     ]
     if bad:
@@ -71,7 +79,7 @@ def check_config(
             OK,
             f"model {model.value} ({model.source}); "
             + (
-                f"apiBase {base.value} ({base.source})"
+                f"apiBase {_shown(base)} ({base.source})"
                 if base.value
                 else "apiBase not set: the provider's default endpoint"
             ),

@@ -1,198 +1,116 @@
-"""The aiohttp application: routes, the bearer token, OpenAI-style errors, SSE streaming.
+"""The aiohttp application: routes, and the middlewares every request passes through.
 
-Every core call runs in a worker thread (`asyncio.to_thread`); the event loop only moves
-bytes. A streamed chat answer starts once the model's first piece has arrived (or the call
-has failed, which then comes back as an error object with its HTTP status), and each piece is
-written to the client as it arrives.
+Outermost, `_tracked` counts the requests in flight (a stop waits for them) and answers 503
+once a stop has begun; then `_answered` applies `guard.py`'s refusals (foreign Host or
+Origin, no JSON, no or a wrong bearer token) and turns every error, tm's own and aiohttp's
+(404 no such path, 405, 413 body too large) alike, into an OpenAI error object.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
-import time
-import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
 
-from tinymem.errors import TinymemError, UsageError
+from tinymem.errors import TinymemError
 from tinymem.serve import views
-from tinymem.serve.chat import ChatOutcome, ServeSettings, chat, conversation_of, trailer
-from tinymem.serve.errors import error_body, status_for
+from tinymem.serve.chat import ServeSettings
+from tinymem.serve.completions import SETTINGS, completions
+from tinymem.serve.errors import error_body, internal_error, status_for
+from tinymem.serve.guard import Access, refusal
+from tinymem.serve.lifecycle import FLIGHTS, Flights
+from tinymem.serve.request import json_body
 
-__all__ = ["SETTINGS", "make_app"]
+__all__ = ["MAX_BODY", "SETTINGS", "make_app"]
 
-SETTINGS: web.AppKey[ServeSettings] = web.AppKey("settings", ServeSettings)
-TOKEN: web.AppKey[str] = web.AppKey("token", str)
+ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+MAX_BODY = 8 * 1024 * 1024
+ENDPOINTS = (
+    "/v1/chat/completions, /v1/models, /v1/user/code, /health, /doctor, /state, /recent,"
+    " /episodes/ID"
+)
 
 
-def _error(message: str, status: int, code: str | None = None) -> web.Response:
-    return web.json_response(error_body(message, status, code), status=status)
+def _error(message: str, status: int, headers: Mapping[str, str] | None = None) -> web.Response:
+    return web.json_response(error_body(message, status), status=status, headers=headers)
+
+
+def _http_message(request: web.Request, exc: web.HTTPException) -> str:
+    if isinstance(exc, web.HTTPNotFound):
+        return f"tm serve has no endpoint {request.path}; it answers {ENDPOINTS}"
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        allowed = ", ".join(sorted(exc.allowed_methods))
+        return f"{request.method} is not allowed on {request.path}; use {allowed}"
+    if isinstance(exc, web.HTTPRequestEntityTooLarge):
+        return f"the request body is over tm serve's limit of {MAX_BODY // (1024 * 1024)} MiB"
+    return exc.reason
 
 
 @web.middleware
-async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """The bearer token (when one is set), and tm's errors as OpenAI error objects."""
-    token = request.app[TOKEN]
-    if token:
-        given = request.headers.get("Authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            return _error("a bearer token is required (Authorization: Bearer …)", 401)
+async def _tracked(request: web.Request, handler: Handler) -> web.StreamResponse:
+    flights = request.app[FLIGHTS]
+    if flights.stopping:
+        refused = _error("tm serve is stopping; send the request again once it runs", 503)
+        refused.force_close()
+        return refused
+    flights.begin()
+    try:
+        return await handler(request)
+    finally:
+        flights.end()
+
+
+@web.middleware
+async def _answered(request: web.Request, handler: Handler) -> web.StreamResponse:
+    refused = refusal(request.app[ACCESS], request.method, request.headers, request.content_type)
+    if refused is not None:
+        return _error(refused.message, refused.status, refused.headers)
     try:
         return await handler(request)
     except TinymemError as exc:
         return _error(str(exc), status_for(exc))
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise  # not an error (aiohttp's redirects)
+        allow = exc.headers.get("Allow")
+        return _error(_http_message(request, exc), exc.status, {"Allow": allow} if allow else None)
+    except Exception as exc:  # a bug in tm: one sentence, never a bare 500 page
+        return _error(internal_error(exc), 500)
 
 
-async def _body(request: web.Request) -> Any:
-    try:
-        return await request.json()
-    except ValueError:
-        raise UsageError("the request body is not JSON") from None
-
-
-def _sync(
-    fn: Callable[..., Any], *args: Any
-) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+def _sync(fn: Callable[..., Any], *args: str) -> Handler:
     async def handler(request: web.Request) -> web.StreamResponse:
         settings = request.app[SETTINGS]
         extra = [request.match_info.get(a) for a in args]
-        return web.json_response(await asyncio.to_thread(fn, settings, *extra))
+        return web.json_response(await _in_thread(fn, settings, *extra))
 
     return handler
 
 
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.to_thread(fn, *args)
+
+
 async def _recent(request: web.Request) -> web.StreamResponse:
-    settings = request.app[SETTINGS]
     limit = request.query.get("limit")
-    return web.json_response(await asyncio.to_thread(views.recent, settings, limit))
+    return web.json_response(await _in_thread(views.recent, request.app[SETTINGS], limit))
 
 
 async def _user_code(request: web.Request) -> web.StreamResponse:
-    body = await _body(request)
-    result = await asyncio.to_thread(views.user_code, request.app[SETTINGS], body)
-    return web.json_response(result)
+    body = await json_body(request)
+    return web.json_response(await _in_thread(views.user_code, request.app[SETTINGS], body))
 
 
-def _chunk(ident: str, model: str, delta: dict[str, str], finish: str | None) -> bytes:
-    doc = {
-        "id": ident,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(doc, ensure_ascii=False)}\n\n".encode()
-
-
-def _model_name(body: Any) -> str:
-    """The model a chunk names: the client's own word for it (chunks go out before tm's
-    settings are resolved in the worker)."""
-    requested = body.get("model") if isinstance(body, dict) else None
-    return requested if isinstance(requested, str) else "tinymem"
-
-
-def _usage(outcome: ChatOutcome) -> dict[str, int | None]:
-    c = outcome.result.call
-    prompt = c.prompt_tokens if c else None
-    completion = c.completion_tokens if c else None
-    total = None if prompt is None or completion is None else prompt + completion
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
-
-
-async def _chat(request: web.Request) -> web.StreamResponse:
-    settings = request.app[SETTINGS]
-    body = await _body(request)
-    conversation_of(body)  # a malformed request is refused before any work
-    ident = f"chatcmpl-{uuid.uuid4().hex[:24]}"
-    if not body.get("stream"):
-        outcome = await asyncio.to_thread(chat, settings, body, None)
-        failed = outcome.result.error
-        if failed is not None:
-            return _error(str(failed), status_for(failed))
-        assert outcome.result.call is not None
-        text = outcome.result.call.text + (trailer(outcome) if settings.trailer else "")
-        return web.json_response(
-            {
-                "id": ident,
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": outcome.result.prepared.model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": _usage(outcome),
-            }
-        )
-    loop = asyncio.get_running_loop()
-    pieces: asyncio.Queue[str] = asyncio.Queue()
-
-    def on_text(piece: str) -> None:
-        loop.call_soon_threadsafe(pieces.put_nowait, piece)
-
-    work = asyncio.ensure_future(asyncio.to_thread(chat, settings, body, on_text))
-    first = asyncio.ensure_future(pieces.get())
-    await asyncio.wait({work, first}, return_when=asyncio.FIRST_COMPLETED)
-    if not first.done():
-        first.cancel()
-        outcome = work.result()  # raises a TinymemError from before the call, as JSON
-        failed = outcome.result.error
-        if failed is not None:
-            return _error(str(failed), status_for(failed))
-        pending: list[str] = []
-    else:
-        pending = [first.result()]
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-    )
-    await response.prepare(request)
-    model = _model_name(body)
-    await response.write(_chunk(ident, model, {"role": "assistant", "content": ""}, None))
-    for piece in pending:
-        await response.write(_chunk(ident, model, {"content": piece}, None))
-    while not work.done() or not pieces.empty():
-        getter = asyncio.ensure_future(pieces.get())
-        await asyncio.wait({work, getter}, return_when=asyncio.FIRST_COMPLETED)
-        if getter.done():
-            await response.write(_chunk(ident, model, {"content": getter.result()}, None))
-        else:
-            getter.cancel()
-    done: ChatOutcome | None = None
-    broke: TinymemError | None = None
-    try:
-        done = work.result()
-        broke = done.result.error
-    except TinymemError as exc:  # after the stream began (recording it failed)
-        broke = exc
-    if done is None or broke is not None:
-        # The stream broke after it began: say so in the stream, as OpenAI does.
-        assert broke is not None
-        err = error_body(str(broke), status_for(broke))
-        await response.write(f"data: {json.dumps(err)}\n\n".encode())
-    else:
-        tail = trailer(done) if settings.trailer else ""
-        if tail:
-            await response.write(_chunk(ident, model, {"content": tail}, None))
-        await response.write(_chunk(ident, model, {}, "stop"))
-    await response.write(b"data: [DONE]\n\n")
-    await response.write_eof()
-    return response
-
-
-def make_app(settings: ServeSettings, token: str | None) -> web.Application:
-    app = web.Application(middlewares=[_guard], client_max_size=8 * 1024 * 1024)
+def make_app(settings: ServeSettings, access: Access) -> web.Application:
+    app = web.Application(middlewares=[_tracked, _answered], client_max_size=MAX_BODY)
     app[SETTINGS] = settings
-    app[TOKEN] = token or ""
-    app.router.add_post("/v1/chat/completions", _chat)
-    app.router.add_post("/chat/completions", _chat)
+    app[ACCESS] = access
+    app[FLIGHTS] = Flights()
+    app.router.add_post("/v1/chat/completions", completions)
+    app.router.add_post("/chat/completions", completions)
     app.router.add_get("/v1/models", _sync(views.models))
     app.router.add_get("/models", _sync(views.models))
     app.router.add_post("/v1/user/code", _user_code)

@@ -17,7 +17,15 @@ from tinymem.errors import UsageError
 from tinymem.llm import OnText
 from tinymem.repository import open_repo
 
-__all__ = ["ChatOutcome", "ServeSettings", "chat", "conversation_of", "trailer"]
+__all__ = [
+    "ChatOutcome",
+    "ServeSettings",
+    "chat",
+    "conversation_of",
+    "model_flag",
+    "routable",
+    "trailer",
+]
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
 
@@ -61,11 +69,27 @@ def conversation_of(body: Any) -> list[dict[str, str]]:
 
 
 def model_flag(requested: Any, configured: str | None) -> str | None:
-    """The client's `model` when it is a litellm model string (provider/name), else tm's
-    own (a client's "gpt-4o" or "tinymem" names no endpoint tm knows)."""
-    if isinstance(requested, str) and "/" in requested.strip():
-        return requested.strip()
+    """The client's `model` when it is a litellm model string (a provider litellm routes,
+    then a name: `ollama_chat/qwen2.5-coder:7b`), else tm's own: a client's "gpt-4o" or
+    "tinymem" names no endpoint tm knows, and neither does a Hugging Face name such as
+    `Qwen/Qwen2.5-Coder-7B-Instruct`, whose `/` is not a provider's."""
+    name = requested.strip() if isinstance(requested, str) else ""
+    if "/" in name and routable(name):
+        return name
     return configured
+
+
+def routable(model: str) -> bool:
+    """Whether litellm knows which provider serves `model`. Asked in the request's worker
+    thread, where the model call imports litellm anyway (never on tm's start-up path)."""
+    from tinymem.llm import import_litellm
+
+    litellm = import_litellm()
+    try:
+        litellm.get_llm_provider(model=model)
+    except Exception:  # litellm's BadRequestError: "LLM Provider NOT provided"
+        return False
+    return True
 
 
 def chat(settings: ServeSettings, body: Any, on_text: OnText | None = None) -> ChatOutcome:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
 from typing import Any
 
 from tinymem.errors import (
@@ -16,11 +19,15 @@ from tinymem.errors import (
     UsageError,
 )
 
-__all__ = ["error_body", "status_for"]
+__all__ = ["NotFound", "error_body", "internal_error", "status_for"]
+
+
+class NotFound(UsageError):
+    """What the request names (an episode) does not exist: HTTP 404, not a malformed 400."""
 
 
 def status_for(exc: TinymemError) -> int:
-    if isinstance(exc, ModelNotFoundError):
+    if isinstance(exc, (NotFound, ModelNotFoundError)):
         return 404
     if isinstance(exc, ModelTimeoutError):
         return 504
@@ -38,3 +45,13 @@ def status_for(exc: TinymemError) -> int:
 def error_body(message: str, status: int, code: str | None = None) -> dict[str, Any]:
     kind = "invalid_request_error" if status < 500 else "server_error"
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def internal_error(exc: BaseException) -> str:
+    """A bug in tm met while answering: one sentence for the client, the same on the server's
+    stderr (the traceback with TM_DEBUG=1), as the command line does."""
+    if os.environ.get("TM_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+    message = f"internal error ({type(exc).__name__}: {exc}); please report it"
+    print(f"tm serve: {message}, TM_DEBUG=1 shows the traceback", file=sys.stderr, flush=True)
+    return message

@@ -12,8 +12,9 @@ from tinymem import __version__
 from tinymem import config as cfg
 from tinymem.errors import UsageError
 from tinymem.paths import repo_relative
-from tinymem.repository import open_repo
+from tinymem.repository import Repo, open_repo
 from tinymem.serve.chat import ServeSettings
+from tinymem.serve.errors import NotFound
 
 __all__ = ["doctor", "episode", "health", "models", "recent", "state", "user_code"]
 
@@ -61,6 +62,8 @@ def recent(settings: ServeSettings, limit: str | None) -> list[dict[str, Any]]:
         count = RECENT_DEFAULT if limit is None else int(limit)
     except ValueError:
         raise UsageError(f"limit must be a whole number, got {limit!r}") from None
+    if count < 0:  # checked here: the core's own message names `tm log`'s -n
+        raise UsageError(f"limit must be zero or more, got {count}")
     repo = open_repo(settings.workdir)
     current(repo)
     return log(repo, None, limit=count)
@@ -78,11 +81,27 @@ def episode(settings: ServeSettings, ref: str) -> dict[str, Any]:
     from tinymem.auditlog import attachment, show
 
     repo = open_repo(settings.workdir)
-    doc = show(repo, ref)
+    try:
+        doc = show(repo, ref)
+    except UsageError as exc:
+        raise _missing(repo, ref, exc) from None
     doc["messages"] = None
     if "messages.json" in doc["attachments"]:
         doc["messages"] = json.loads(attachment(repo, ref, "messages"))
     return doc
+
+
+def _missing(repo: Repo, ref: str, exc: UsageError) -> UsageError:
+    """`tm show`'s refusal of `ref` as NotFound (404) when no episode matches it; an empty or
+    ambiguous id stays a bad request (400). Looked at only once show has refused."""
+    from tinymem.ledger import history
+
+    wanted = ref.strip().lower()
+    named = bool(wanted) and any(
+        cid.startswith(wanted) or ep.id.startswith(wanted)
+        for cid, ep in history(repo, first_parent=False)
+    )
+    return exc if named or not wanted else NotFound(str(exc))
 
 
 def user_code(settings: ServeSettings, body: Any) -> dict[str, Any]:

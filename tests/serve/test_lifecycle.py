@@ -1,0 +1,108 @@
+"""Starting and stopping `tm serve`: the port is bound before it is announced, and a stop
+answers and records what is in flight, however long the model takes, before it exits."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.conftest import tm
+from tests.modelserver import ModelServer, ScriptedReply
+from tests.serve.served import REPLY, Served, asks, init, is_error_object, launch, start
+
+ASK = [{"role": "user", "content": "add v to fetch_user"}]
+
+
+def _until(done: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def _health(s: Served) -> int:
+    try:
+        with urllib.request.urlopen(s.url + "/health", timeout=30) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_sigint_answers_and_records_long_requests_first(repo: Path, server: ModelServer) -> None:
+    init(repo)
+    s = start(repo, server)
+    client = s.client()
+    # Both replies outlast the old 5-s grace after the signal: one the model sends whole
+    # after a long wait, one it streams slowly.
+    server.add(ScriptedReply(text=REPLY, delay=10))
+    with ThreadPoolExecutor(1) as pool:
+        whole = pool.submit(
+            lambda: client.chat.completions.create(model="x", messages=ASK).choices[0]
+        )
+        _until(lambda: len(server.chat_requests) == 1, "the first request never reached the model")
+        server.add(ScriptedReply(chunks=tuple(REPLY.splitlines(True)), chunk_delay=2.0))
+        stream = client.chat.completions.create(model="x", messages=ASK, stream=True)
+        chunks = iter(stream)
+        next(chunks)  # the stream has begun
+        s.process.send_signal(signal.SIGINT)
+        _until(lambda: _health(s) == 503, "new requests were not refused while stopping")
+        refused = s.raw("GET", "/state")
+        assert refused.status == 503 and is_error_object(refused)
+        streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        answered = whole.result(timeout=120).message.content or ""
+    _, err = s.process.communicate(timeout=120)
+    assert s.process.returncode == 0, err
+    assert "Traceback" not in err and "cannot schedule" not in err, err
+    assert err.rstrip().endswith("tm serve: stopped")
+    for text in (streamed, answered):
+        assert text.startswith(REPLY) and "[tinymem: episode " in text, text
+    recorded = asks(repo)
+    assert len(recorded) == 2 and all(a["error"] is None and a["proposals"] for a in recorded)
+    assert tm(repo, "rebuild").returncode == 0
+
+
+def test_a_second_sigint_stops_at_once(repo: Path, server: ModelServer) -> None:
+    init(repo)
+    s = start(repo, server)
+    server.add(ScriptedReply(text=REPLY, chunk_size=2, chunk_delay=1.0))
+    stream = s.client().chat.completions.create(model="x", messages=ASK, stream=True)
+    next(iter(stream))
+    s.process.send_signal(signal.SIGINT)
+    _until(lambda: _health(s) == 503, "the stop never began")
+    s.process.send_signal(signal.SIGINT)
+    _, err = s.process.communicate(timeout=60)
+    assert s.process.returncode == 130, err
+    assert "stopped without waiting" in err and "Traceback" not in err
+    stream.close()
+
+
+def test_port_zero_announces_the_port_it_bound(served: Served) -> None:
+    # `start` reads the port from the announcement: it is the real one, and it answers.
+    assert served.port != 0
+    assert served.get("/health")["status"] == "ok"
+
+
+def test_a_port_in_use_is_one_sentence_and_announces_nothing(
+    repo: Path, server: ModelServer
+) -> None:
+    init(repo)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = launch(repo, server, "--port", str(port))
+        try:
+            _, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 2, err
+    assert err.splitlines() == [
+        f"tm: port {port} on 127.0.0.1 is already in use (another tm serve?); choose another"
+        " with --port, or --port 0 for any free one"
+    ]

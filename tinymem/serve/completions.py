@@ -1,0 +1,203 @@
+"""`POST /v1/chat/completions`: one chat request as one ask episode, answered as JSON or as
+SSE chunks written as the model sends them.
+
+The core call runs in a worker thread (`asyncio.to_thread`); the event loop only moves bytes.
+A streamed answer starts once the model's first piece has arrived (or the call has failed,
+which then comes back as an error object with its HTTP status). The handler always waits for
+the worker, even when the client has hung up, so that a stop of the server (which waits for
+handlers) never leaves an episode half-recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from typing import Any
+
+from aiohttp import web
+
+from tinymem.errors import TinymemError
+from tinymem.serve.chat import ChatOutcome, ServeSettings, chat, conversation_of, trailer
+from tinymem.serve.errors import error_body, internal_error, status_for
+from tinymem.serve.request import json_body
+
+__all__ = ["SETTINGS", "completions"]
+
+SETTINGS: web.AppKey[ServeSettings] = web.AppKey("settings", ServeSettings)
+
+
+def _error(message: str, status: int) -> web.Response:
+    return web.json_response(error_body(message, status), status=status)
+
+
+def _event(doc: Any) -> bytes:
+    return f"data: {json.dumps(doc, ensure_ascii=False)}\n\n".encode()
+
+
+def _chunk(ident: str, model: str, delta: dict[str, str], finish: str | None) -> bytes:
+    return _event(
+        {
+            "id": ident,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+    )
+
+
+def _model_name(body: Any) -> str:
+    """The model a chunk names: the client's own word for it (chunks go out before tm's
+    settings are resolved in the worker)."""
+    requested = body.get("model") if isinstance(body, dict) else None
+    return requested if isinstance(requested, str) else "tinymem"
+
+
+def _usage(outcome: ChatOutcome) -> dict[str, int | None]:
+    c = outcome.result.call
+    prompt = c.prompt_tokens if c else None
+    completion = c.completion_tokens if c else None
+    total = None if prompt is None or completion is None else prompt + completion
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+
+
+def _wants_usage(body: Any) -> bool:
+    """`stream_options.include_usage`: OpenAI then sends a last chunk with empty `choices`
+    and the usage, which clients that count tokens wait for."""
+    options = body.get("stream_options")
+    return isinstance(options, dict) and bool(options.get("include_usage"))
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    settings = request.app[SETTINGS]
+    body = await json_body(request)
+    conversation_of(body)  # a malformed request is refused before any work
+    ident = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+    if body.get("stream"):
+        return await _stream(request, settings, body, ident)
+    outcome = await asyncio.to_thread(chat, settings, body, None)
+    failed = outcome.result.error
+    if failed is not None:
+        return _error(str(failed), status_for(failed))
+    assert outcome.result.call is not None
+    text = outcome.result.call.text + (trailer(outcome) if settings.trailer else "")
+    return web.json_response(
+        {
+            "id": ident,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": outcome.result.prepared.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": _usage(outcome),
+        }
+    )
+
+
+class _Sse:
+    """The event stream to the client. A client that hung up (an editor's stop button) is
+    not an error: writing stops and the episode goes on to be recorded."""
+
+    def __init__(self, response: web.StreamResponse) -> None:
+        self.response = response
+        self.gone = False
+
+    async def send(self, data: bytes) -> None:
+        if self.gone:
+            return
+        try:
+            await self.response.write(data)
+        except ConnectionError:  # aiohttp's ClientConnectionResetError is one
+            self.gone = True
+
+    async def close(self) -> None:
+        if self.gone:
+            return
+        try:
+            await self.response.write_eof()
+        except ConnectionError:
+            self.gone = True
+
+
+async def _stream(
+    request: web.Request, settings: ServeSettings, body: Any, ident: str
+) -> web.StreamResponse:
+    loop = asyncio.get_running_loop()
+    pieces: asyncio.Queue[str] = asyncio.Queue()
+
+    def on_text(piece: str) -> None:
+        loop.call_soon_threadsafe(pieces.put_nowait, piece)
+
+    work = asyncio.ensure_future(asyncio.to_thread(chat, settings, body, on_text))
+    first = asyncio.ensure_future(pieces.get())
+    await asyncio.wait({work, first}, return_when=asyncio.FIRST_COMPLETED)
+    if not first.done():
+        first.cancel()
+        outcome = work.result()  # raises a TinymemError from before the call, as JSON
+        failed = outcome.result.error
+        if failed is not None:
+            return _error(str(failed), status_for(failed))
+        pending: list[str] = []
+    else:
+        pending = [first.result()]
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+    )
+    sse = _Sse(response)
+    try:
+        await response.prepare(request)
+    except ConnectionError:
+        sse.gone = True
+    model = _model_name(body)
+    await sse.send(_chunk(ident, model, {"role": "assistant", "content": ""}, None))
+    for piece in pending:
+        await sse.send(_chunk(ident, model, {"content": piece}, None))
+    while not work.done() or not pieces.empty():
+        getter = asyncio.ensure_future(pieces.get())
+        await asyncio.wait({work, getter}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            await sse.send(_chunk(ident, model, {"content": getter.result()}, None))
+        else:
+            getter.cancel()
+    done: ChatOutcome | None = None
+    broke: dict[str, Any] | None = None
+    try:
+        done = work.result()
+        if done.result.error is not None:
+            broke = error_body(str(done.result.error), status_for(done.result.error))
+    except TinymemError as exc:  # after the stream began (recording it failed)
+        broke = error_body(str(exc), status_for(exc))
+    except Exception as exc:  # a bug in tm: still an event, as the response has begun
+        broke = error_body(internal_error(exc), 500)
+    if done is None or broke is not None:
+        # The stream broke after it began: say so in the stream, as OpenAI does.
+        assert broke is not None
+        await sse.send(_event(broke))
+    else:
+        tail = trailer(done) if settings.trailer else ""
+        if tail:
+            await sse.send(_chunk(ident, model, {"content": tail}, None))
+        await sse.send(_chunk(ident, model, {}, "stop"))
+        if _wants_usage(body):
+            await sse.send(
+                _event(
+                    {
+                        "id": ident,
+                        "object": "chat.completion.chunk",
+                        "created": int(time.time()),
+                        "model": model,
+                        "choices": [],
+                        "usage": _usage(done),
+                    }
+                )
+            )
+    await sse.send(b"data: [DONE]\n\n")
+    await sse.close()
+    return response
