@@ -161,3 +161,32 @@ def test_inside_a_git_dir_kept_apart_tm_refuses_in_one_sentence(tmp_path: Path) 
     assert proc.returncode == 3
     assert "work tree is elsewhere" in proc.stderr
     assert not (gitdir / "refs" / "tinymem").exists()
+
+
+@pytest.mark.parametrize("setting", ["autocrlf", "text=auto"])
+def test_binary_files_under_line_ending_filters_keep_their_bytes(
+    repo: Path, server: ModelServer, setting: str
+) -> None:
+    # git's filters leave binary files alone; pygit2 reports that as an empty result, which
+    # once made every binary file read as empty text and let accept overwrite one.
+    if setting == "autocrlf":
+        git(repo, "config", "core.autocrlf", "true")
+    else:
+        write(repo, ".gitattributes", "* text=auto\n")
+    write(repo, "app.py", PY_APP)
+    image = b"\x00\x01\x02PNG\x00\r\n" * 20
+    (repo / "img.bin").write_bytes(image)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    stored = git(repo, "rev-parse", "refs/tinymem/heads/main:files/img.bin").strip()
+    assert stored == git(repo, "hash-object", "img.bin").strip()
+    (repo / "img.bin").write_bytes(image + b"more")
+    assert tm(repo, "status", "--check").returncode != 0  # a changed binary is seen
+    (repo / "img.bin").write_bytes(image)
+    assert tm(repo, "status", "--check").returncode == 0
+    server.add("```text path=img.bin\nhello\n```\n")
+    _clean(tm_ask(repo, server, "write hello into img.bin", "--repair", "0"))
+    proc = tm(repo, "accept", "--all")
+    assert proc.returncode == 5 and "img.bin is a binary file" in proc.stderr, proc.stderr
+    assert (repo / "img.bin").read_bytes() == image

@@ -37,7 +37,7 @@ class Repo:
         """Whether git could transform a file on its way into a blob (CRLF, attributes).
 
         When it cannot, a file's raw bytes are its blob and hashing them here is enough;
-        otherwise libgit2 must apply the filters (`repo.hashfile`).
+        otherwise libgit2 must apply the filters (`worktree._stored`).
         """
         cfg = self.git.config
         for name in ("core.autocrlf", "core.attributesFile"):

@@ -175,7 +175,14 @@ def _stored(repo: Repo, rel: str, raw: bytes) -> tuple[str, bytes]:
     from pygit2.enums import FilterMode
 
     filters = repo.git.load_filter_list(rel, FilterMode.CLEAN)
-    data = raw if filters is None else filters.apply_to_buffer(raw)
+    if filters is None:
+        return blob_id(raw), raw
+    data = filters.apply_to_buffer(raw)
+    if not data and raw:
+        # libgit2 answers "passthrough" for content its filters leave alone (a binary file
+        # under autocrlf or text=auto), and pygit2 1.21 hands that back as b"": taken as the
+        # stored text, every binary file read as empty and accept overwrote one.
+        data = raw
     return blob_id(data), data
 
 
