@@ -261,3 +261,45 @@ def test_a_hook_that_cannot_run_the_check_refuses_the_commit(hooked: Path) -> No
     doctor = json.loads(tm(hooked, "doctor", "--json").stdout)
     (check,) = [c for c in doctor["checks"] if c["check"] == "hook"]
     assert check["status"] == "warn" and gone in check["message"]
+
+
+def test_an_older_version_after_git_reset_is_no_stale_buffer(hooked: Path) -> None:
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    git(hooked, "reset", "-q", "--hard", "HEAD~1")  # the user drops the commit that held V2
+    write(hooked, "app.py", PY_APP + "\n\ndef added():\n    return 1\n")
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "app.py::fetch_user is the version HEAD holds" in proc.stderr
+    assert "tm adopt app.py" in proc.stderr
+
+
+def test_amending_an_older_commit_in_a_rebase_is_no_stale_buffer(hooked: Path) -> None:
+    write(hooked, "app.py", PY_APP + "\n\ndef added():\n    return 1\n")
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", V2 + "\n\ndef added():\n    return 1\n")
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/", "GIT_EDITOR": "true"}
+    subprocess.run(["git", "rebase", "-q", "-i", "HEAD~2"], cwd=hooked, env=env, check=True)
+    write(hooked, "app.py", PY_APP + "\n\ndef added():\n    return 2\n")
+    git(hooked, "add", "app.py")
+    proc = subprocess.run(
+        ["git", "commit", "-q", "--amend", "--no-edit"],
+        cwd=hooked,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "moved back past" in proc.stderr
+
+
+def test_a_stale_buffer_over_an_uncommitted_accept_is_still_refused(hooked: Path) -> None:
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP + "\n\ndef added():\n    return 1\n")  # the old buffer
+    proc = _commit(hooked, "app.py")
+    assert proc.returncode != 0 and "superseded" in proc.stderr, proc.stderr

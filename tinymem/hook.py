@@ -94,6 +94,9 @@ class HookReport:
     checked: list[str] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     hand_edits: list[str] = field(default_factory=list)
+    # (entity key, commit): an older version HEAD holds because the branch moved back past
+    # that commit (git reset, a rebase stopped to amend), not a stale buffer
+    moved_back: list[tuple[str, str]] = field(default_factory=list)
     ref: str = ""  # the ledger the commit was judged against
 
 
@@ -224,11 +227,13 @@ def _proposals_for(view: StateView, path: str) -> list[Proposal]:
 
 
 def check(repo: Repo) -> HookReport:
+    from tinymem.branches.movedback import moved_back_from
     from tinymem.branches.refs import current_branch
     from tinymem.branches.start import ensure_state
 
     report = HookReport()
-    if current_branch(repo.git) is None:
+    branch = current_branch(repo.git)
+    if branch is None:
         return report  # a detached HEAD has no State Map: nothing tm accepted to protect
     # The branch's own State Map (a branch's first commit starts it), so a version another
     # branch superseded is never mistaken for a stale buffer here.
@@ -262,6 +267,11 @@ def check(repo: Repo) -> HookReport:
                 continue
             key = meta.key(name)
             if art in rec.superseded:
+                newer = {*rec.superseded[rec.superseded.index(art) + 1 :], rec.artifact}
+                moved = moved_back_from(repo.git, branch, path, name, art, newer)
+                if moved is not None:
+                    report.moved_back.append((key, moved))
+                    continue
                 report.refusals.append(
                     Refusal(
                         path,

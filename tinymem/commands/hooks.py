@@ -55,6 +55,13 @@ def run_cmd(
     if report.refusals:
         print(render_refusal(report), file=sys.stderr)
         raise typer.Exit(EXIT_CHECK_FAILED)
+    for key, commit in report.moved_back:
+        print(
+            f"tinymem: {key} is the version HEAD holds: the branch moved back past"
+            f" {commit[:12]}, which held a newer one (git reset, a rebase), so this is"
+            " not a stale buffer.",
+            file=sys.stderr,
+        )
     for path in report.hand_edits:
         print(
             f"tinymem: {path} has hand edits the State Map has not recorded;"

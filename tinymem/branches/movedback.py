@@ -1,0 +1,93 @@
+"""Whether an older version of an entity is in the index because the branch moved back.
+
+The hook refuses a staged entity that equals a version an episode superseded: the stale
+editor buffer saved over an accepted change. After `git reset --hard HEAD~1`, or while a
+`git rebase -i` stops at an older commit to amend it, the older version is there because
+the user took the branch back past the commit that held the newer one, not because of a
+buffer. What tells them apart: HEAD itself holds the staged version, and a commit the branch
+pointed at before (its ref during a rebase, its reflog, ORIG_HEAD) held a newer version the
+State Map knows, yet is no longer in HEAD's history.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pygit2
+
+from tinymem.gitobjects import blob_id
+from tinymem.symbols import extract
+
+__all__ = ["moved_back_from"]
+
+_REFLOG_DEPTH = 50  # a reset or rebase worth telling apart is among the branch's last moves
+_REBASE_TIPS = (("rebase-merge", "orig-head"), ("rebase-apply", "orig-head"))
+
+
+def _entity(git: pygit2.Repository, commit: str, path: str, name: str) -> str | None:
+    """The artifact id of entity `name` of `path` in `commit`, or None."""
+    try:
+        obj = git[commit]
+        tree = obj.peel(pygit2.Tree)
+        blob = git[tree[path].id]
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    if not isinstance(blob, pygit2.Blob):
+        return None
+    data = blob.data
+    for s in extract(path, data).symbols:
+        if s.name == name:
+            return blob_id(data[s.start : s.end])
+    return None
+
+
+def _left_behind(git: pygit2.Repository, branch: str, head: str) -> list[str]:
+    """Commits the branch was at before, newest first, that HEAD's history does not hold."""
+    seen: list[str] = []
+    ref = git.references.get(f"refs/heads/{branch}")
+    if ref is not None:
+        seen.append(str(ref.target))  # during a rebase: the tip being rebased
+        try:
+            for n, entry in enumerate(ref.log()):
+                if n >= _REFLOG_DEPTH:
+                    break
+                seen += [str(entry.oid_new), str(entry.oid_old)]
+        except pygit2.GitError:
+            pass
+    for directory, name in (*_REBASE_TIPS, ("", "ORIG_HEAD")):
+        try:
+            with open(os.path.join(git.path, directory, name), encoding="utf-8") as f:
+                seen.append(f.read().strip())
+        except OSError:
+            continue
+    out: list[str] = []
+    for oid in dict.fromkeys(seen):
+        if oid == head or set(oid) == {"0"}:
+            continue
+        try:
+            if git.descendant_of(head, oid):
+                continue
+        except (ValueError, pygit2.GitError):
+            continue
+        out.append(oid)
+    return out
+
+
+def moved_back_from(
+    git: pygit2.Repository, branch: str, path: str, name: str, staged: str, newer: set[str]
+) -> str | None:
+    """The commit the branch moved back from, which held a version of entity `name` in
+    `newer` while HEAD holds the `staged` one; None when the older version is not explained
+    by such a move."""
+    head = git.references.get("HEAD")
+    try:
+        at = str(head.peel(pygit2.Commit).id) if head is not None else None
+    except (pygit2.GitError, ValueError):
+        at = None
+    if at is None or _entity(git, at, path, name) != staged:
+        return None
+    for oid in _left_behind(git, branch, at):
+        version = _entity(git, oid, path, name)
+        if version is not None and version != staged and version in newer:
+            return oid
+    return None
