@@ -84,7 +84,8 @@ def test_a_sha256_repository(tmp_path: Path) -> None:
     write(repo, "app.py", PY_APP)
     proc = tm(repo, "init")
     _clean(proc)
-    assert proc.returncode in (0, 3), proc.stderr
+    # libgit2 may learn SHA-256 one day; until then the refusal says what it is about.
+    assert proc.returncode == 0 or "SHA-256 object ids" in proc.stderr, proc.stderr
 
 
 def _apart(tmp_path: Path, layout: str) -> tuple[Path, Path]:

@@ -135,6 +135,11 @@ def open_repo(start: str | None = None) -> Repo:
             raise RepositoryError(
                 f"{where} is not inside a git work tree; run tm inside a repository"
             ) from exc
+        if "object format" in str(exc):
+            raise RepositoryError(
+                f"{where} is a repository with SHA-256 object ids, which libgit2 (and so tm)"
+                " cannot read yet; tm works in SHA-1 repositories"
+            ) from exc
         raise RepositoryError(f"cannot open the git repository at {where}: {exc}") from exc
     found = git.path.rstrip(os.sep)
     if git.is_bare or git.workdir is None:
