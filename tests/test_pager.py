@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,9 @@ def _on_a_terminal(repo: Path, *argv: str, env: dict[str, str]) -> str:
     return seen.decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("command", [("log",), ("state",), ("show", "HEAD"), ("diff",)])
+@pytest.mark.parametrize(
+    "command", [("log",), ("state",), ("show", "HEAD"), ("diff",), ("blame", "app.py")]
+)
 def test_read_commands_page_on_a_terminal(
     repo: Path, tmp_path: Path, command: tuple[str, ...]
 ) -> None:
@@ -74,3 +77,15 @@ def test_core_pager_and_pipes(repo: Path, tmp_path: Path) -> None:
     proc = tm(repo, "log")  # piped: never paged
     assert proc.returncode == 0 and "init" in proc.stdout
     assert not paged.exists()
+
+
+def test_a_narrow_terminal_never_cuts_the_end_of_an_entity_key(repo: Path) -> None:
+    path = "src/a_rather_long_package_name/with_a_long_module_name.py"
+    write(repo, path, "def the_function_whose_name_ends_here():\n    return 1\n")
+    _init(repo)
+    shown = _on_a_terminal(repo, "--no-pager", "state", env={"COLUMNS": "60"})
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", shown).splitlines()
+    width = lines[0].index("kind")  # the entity column: other columns may shorten
+    column = "".join(line[:width].strip() for line in lines[1:])
+    assert "\u2026" not in column
+    assert f"{path}::the_function_whose_name_ends_here" in column, shown
