@@ -116,3 +116,49 @@ def test_files_too_large_to_read_as_code_get_no_model_text(repo: Path, server: M
         proc = tm(repo, "accept", str(prop["id"]))
         assert proc.returncode == 5 and "larger than" in proc.stderr
         assert (repo / "bundle.js").read_bytes() == data
+
+
+COOKIE_LATIN1 = (
+    b"# -*- coding: latin-1 -*-\n# caf\xe9 cr\xe8me\n\n\n"
+    b"def greet(name):\n    return 'bonjour ' + name\n\n\n"
+    b"def other():\n    return '\xe0 bient\xf4t'\n"
+)
+
+
+def test_a_file_declaring_latin1_is_refused_alike_at_ask_and_accept(
+    repo: Path, server: ModelServer
+) -> None:
+    """Model text is UTF-8; spliced into a file its coding line says is latin-1 it would read
+    as other characters. Ask and accept refuse it in the same sentence, whatever the form."""
+    _init(repo, {"app.py": COOKIE_LATIN1})
+    whole = COOKIE_LATIN1.decode("latin-1").replace("bonjour", "salut")
+    for reply in (
+        "```python path=app.py\ndef greet(name):\n    return 'salut ' + name\n```\n",
+        "```python path=app.py\ndef greet(name):\n    return 'salut ch\u00e8re ' + name\n```\n",
+        f"```python path=app.py\n{whole}```\n",
+        "app.py\n```python\n<<<<<<< SEARCH\n    return 'bonjour ' + name\n=======\n"
+        "    return 'salut ' + name\n>>>>>>> REPLACE\n```\n",
+    ):
+        server.add(reply)
+        proc = tm_ask(repo, server, "change greet", "--json", "--repair", "1")
+        assert proc.returncode == 0, proc.stderr
+        (prop,) = json.loads(proc.stdout)["proposals"]
+        sentence = "app.py declares the latin-1 encoding in its coding line"
+        assert sentence in str(prop["blocked"]), prop
+        accepted = tm(repo, "accept", str(prop["id"]))
+        assert accepted.returncode == 5 and sentence in accepted.stderr, accepted
+        assert (repo / "app.py").read_bytes() == COOKIE_LATIN1
+    # The model cannot mend the file's encoding: no repair round was asked for.
+    assert len(server.chat_requests) == 4
+
+
+def test_a_file_declaring_utf8_is_edited(repo: Path, server: ModelServer) -> None:
+    source = "# -*- coding: utf-8 -*-\n# café\n\n\ndef greet(name):\n    return 'bonjour ' + name\n"
+    _init(repo, {"app.py": source.encode()})
+    prop = _ask(
+        repo, server, "```python path=app.py\ndef greet(name):\n    return 'chère ' + name\n```\n"
+    )
+    assert prop["blocked"] is None, prop
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "app.py").read_text() == source.replace("bonjour", "chère")

@@ -27,6 +27,9 @@ class Block:
     elisions: tuple[str, ...]  # elision marker lines found in code (stripped), see find_elisions
     # "code" | "udiff" (a unified diff of this one file) | "search-replace" (aider's blocks)
     format: str = "code"
+    # Unquoted words with spaces that may name the file (`path=my dir/a b.py`): the first that
+    # names an existing file is the block's path, before raw_path (`spacedpaths.py`).
+    spaced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,13 +50,15 @@ def make_block(
     language: str | None,
     start_line: int,
     fenced: bool,
+    spaced: tuple[str, ...] = (),
 ) -> Block:
     return Block(
         code=code,
         raw_path=raw_path,
-        path_source=source if raw_path is not None else None,
+        path_source=source if raw_path is not None or spaced else None,
         language=language,
         start_line=start_line,
         fenced=fenced,
         elisions=find_elisions(code),
+        spaced=spaced,
     )

@@ -1,7 +1,6 @@
-"""Code fences in a reply (CommonMark-style), their info strings, and the line before them.
+"""Code fences in a reply (CommonMark-style), and the line before them.
 
-The file a fenced block belongs to is named in the info string (```` ```python path=a.py ````,
-```` ```py:a.py ````, ```` ```a.py ````, ``title=``/``file=``/``{file="a.py"}``) or on the
+The file a fenced block belongs to is named in the info string (`infostring.py`) or on the
 line before the fence (``### a.py``, ``**File:** `a.py` ``, ``Here is the updated `a.py`:``).
 """
 
@@ -11,25 +10,13 @@ import re
 from dataclasses import dataclass
 
 from tinymem.edits.directives import DELETE_RE
-from tinymem.edits.filenames import (
-    DRIVE_PATH_RE,
-    KNOWN_DOTFILES,
-    clean_token,
-    looks_like_path,
-    path_from_line,
-)
+from tinymem.edits.filenames import path_from_line
+from tinymem.edits.spacedpaths import line_candidates
 
-__all__ = ["OPEN_FENCE_RE", "Fence", "heading_path", "parse_info", "split_fences"]
+__all__ = ["OPEN_FENCE_RE", "Fence", "heading_path", "split_fences"]
 
-_LANG_RE = re.compile(r"[A-Za-z][A-Za-z0-9_+#.\-]*")
 OPEN_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _CLOSE_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*$")
-_KV_RE = re.compile(
-    r"(?P<key>[A-Za-z_][\w-]*)[ \t]*=[ \t]*"
-    r"(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s\"'{},]+))"
-)
-_PATH_KEYS = frozenset({"path", "file", "filename", "filepath", "file_path", "file-path"})
-_TITLE_KEYS = frozenset({"title", "name", "caption", "label", "src"})
 
 
 def _width(indent: str) -> int:
@@ -91,51 +78,6 @@ def split_fences(lines: list[str], start: int = 0) -> tuple[list[Fence], list[in
     return fences, outside
 
 
-def parse_info(info: str) -> tuple[str | None, str | None]:
-    """(language, path) from a fence info string."""
-    if not info or len(info) > 500:  # a paragraph after ``` is not an info string
-        return None, None
-    path: str | None = None
-    titled: str | None = None
-    for kv in _KV_RE.finditer(info):
-        key = kv["key"].lower()
-        value = next((v for v in (kv["dq"], kv["sq"], kv["bare"]) if v is not None), "").strip()
-        if not value:
-            continue
-        if key in _PATH_KEYS and path is None:
-            path = value
-        elif key in _TITLE_KEYS and titled is None and looks_like_path(value, loose=True):
-            titled = value
-    path = path or titled
-    rest = _KV_RE.sub(" ", info).replace("{", " ").replace("}", " ")
-    tokens = rest.split()
-    language: str | None = None
-    if tokens:
-        first = tokens[0]
-        if first.startswith(".") and first.lower() not in KNOWN_DOTFILES:
-            first = first.lstrip(".")  # pandoc `{.python}`
-        if DRIVE_PATH_RE.match(first):
-            path = path or first
-        elif ":" in first and "://" not in first:
-            lang, _, rest_path = first.partition(":")
-            if _LANG_RE.fullmatch(lang) and rest_path:
-                language = lang
-                path = path or rest_path
-            elif looks_like_path(clean_token(first), loose=True):
-                path = path or clean_token(first)
-        elif looks_like_path(first, loose=True):
-            path = path or first
-        elif _LANG_RE.fullmatch(first):
-            language = first
-        if path is None:
-            for token in tokens[1:]:
-                cleaned = clean_token(token)
-                if looks_like_path(cleaned, loose=True):
-                    path = cleaned
-                    break
-    return language, path
-
-
 def _is_heading_like(line: str) -> bool:
     """A line that only titles what follows: `# x`, `**x**`, `` `x` ``, a bare path."""
     s = line.strip()
@@ -146,8 +88,12 @@ def _is_heading_like(line: str) -> bool:
     return len(s.split()) == 1
 
 
-def heading_path(lines: list[str], fence_index: int, floor: int) -> str | None:
-    """Path from the nearest non-blank line before a fence (or a title line just above it)."""
+def heading_path(
+    lines: list[str], fence_index: int, floor: int
+) -> tuple[str | None, tuple[str, ...]]:
+    """(path, spaced candidates) from the nearest non-blank line before a fence (or a title
+    line just above it). Spaced candidates (`### my dir/a b.py`) name a file only if it
+    exists; the path is never one of their words (`spacedpaths.py`)."""
     seen = 0
     index = fence_index - 1
     while index >= floor and seen < 2:
@@ -156,11 +102,12 @@ def heading_path(lines: list[str], fence_index: int, floor: int) -> str | None:
         if not line.strip():
             continue
         if OPEN_FENCE_RE.match(line) or DELETE_RE.match(line):
-            return None
+            return None, ()
         seen += 1
         if seen == 2 and not _is_heading_like(line):
-            return None
-        found = path_from_line(line)
-        if found is not None:
-            return found
-    return None
+            return None, ()
+        spaced, words = line_candidates(line)
+        found = path_from_line(words)
+        if found is not None or spaced:
+            return found, spaced
+    return None, ()

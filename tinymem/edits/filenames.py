@@ -135,8 +135,21 @@ def path_from_line(line: str) -> str | None:
         cleaned = clean_token(label["tok"])
         if looks_like_path(cleaned, loose=True):
             return cleaned
-    for token in reversed(text.split()):
-        cleaned = clean_token(token.strip("#>"))
+    tokens = text.split()
+    for index in range(len(tokens) - 1, -1, -1):
+        cleaned = clean_token(tokens[index].strip("#>"))
         if looks_like_path(cleaned, loose=False):
-            return cleaned
+            return None if _is_fragment(tokens, index) else cleaned
     return None
+
+
+def _is_fragment(tokens: list[str], index: int) -> bool:
+    """Whether the path-like word at `index` is the tail or head of a path with spaces: a
+    neighbour holds a separator without being a path itself (`my dir/a b.py` names no
+    `b.py`, `dir/a.py b/c` no `dir/a.py`)."""
+    for near in (index - 1, index + 1):
+        if 0 <= near < len(tokens):
+            word = clean_token(tokens[near].strip("#>"))
+            if ("/" in word or "\\" in word) and not looks_like_path(word, loose=False):
+                return True
+    return False

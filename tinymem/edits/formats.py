@@ -18,6 +18,7 @@ from tinymem.edits.comments import comment_path
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filenames import clean_token, looks_like_path, path_from_line
 from tinymem.edits.searchreplace import has_search_replace, parse_pairs
+from tinymem.edits.spacedpaths import line_candidates
 from tinymem.edits.udiff import looks_like_diff, split_files
 
 __all__ = ["DIFF_LANGS", "bare_edit_blocks", "edit_blocks"]
@@ -49,17 +50,19 @@ def _block(
     start_line: int,
     fenced: bool,
     fmt: str,
+    spaced: tuple[str, ...] = (),
 ) -> Block:
     elisions = _diff_elisions(code) if fmt == "udiff" else _pairs_elisions(code)
     return Block(
         code=code,
         raw_path=path,
-        path_source=source if path is not None else None,
+        path_source=source if path is not None or spaced else None,
         language=language,
         start_line=start_line,
         fenced=fenced,
         elisions=elisions,
         format=fmt,
+        spaced=spaced,
     )
 
 
@@ -72,6 +75,12 @@ def _named_path(line: str) -> str | None:
         return named[0]
     token = clean_token(stripped)
     return token if " " not in stripped and looks_like_path(token, loose=True) else None
+
+
+def _line_path(line: str) -> tuple[str | None, tuple[str, ...]]:
+    """The path a prose line names, and its spaced candidates (`spacedpaths.py`)."""
+    spaced, words = line_candidates(line)
+    return path_from_line(words), spaced
 
 
 def _leading_comment_path(body: list[str]) -> tuple[str | None, int]:
@@ -95,6 +104,7 @@ def _search_replace_blocks(
     source: str | None,
     start_line: int,
     fenced: bool,
+    spaced: tuple[str, ...],
 ) -> list[Block]:
     """One block per file: lines outside the pairs that name a file start its pairs. A path
     the fence's info string or heading gives claims the pairs before the first such line
@@ -110,15 +120,16 @@ def _search_replace_blocks(
             separators.append((row, named))
     first = next((row for row, line in enumerate(body) if line.strip()), 0)
     if len(separators) == 1 and separators[0][0] == first:
-        if path is None:
+        if path is None and not spaced:
             path, source = separators[0][1], "inline-comment"
         separators = []
+    outer = (path, source, language, start_line, fenced, _SR, spaced)
     if not separators:
-        return [_block(join_lines(body), path, source, language, start_line, fenced, _SR)]
+        return [_block(join_lines(body), *outer)]
     blocks: list[Block] = []
     preamble = body[: separators[0][0]]
     if has_search_replace(preamble):
-        blocks.append(_block(join_lines(preamble), path, source, language, start_line, fenced, _SR))
+        blocks.append(_block(join_lines(preamble), *outer))
     bounds = [row for row, _named in separators] + [len(body)]
     for (row, named), end in zip(separators, bounds[1:], strict=True):
         segment = body[row:end]
@@ -138,22 +149,25 @@ def edit_blocks(
     source: str | None,
     start_line: int,
     fenced: bool,
+    spaced: tuple[str, ...] = (),
 ) -> list[Block] | None:
-    """The blocks of a diff or SEARCH/REPLACE body; None when the body is plain code."""
+    """The blocks of a diff or SEARCH/REPLACE body; None when the body is plain code.
+    `spaced`: the fence's spaced path candidates, which claim the body as `path` would."""
     lang = (language or "").lower()
     if lang in DIFF_LANGS or looks_like_diff(body):
         named_here, begin = _leading_comment_path(body)
-        if path is None and named_here is not None:
+        if path is None and not spaced and named_here is not None:
             path, source = named_here, "inline-comment"
         blocks = []
         for named, lines in split_files(body[begin:]):
-            raw, src = (named, "diff-header") if named is not None else (path, source)
+            own = (named, "diff-header", ())  # the diff's own header names its file
+            raw, src, claim = (path, source, spaced) if named is None else own
             blocks.append(
-                _block(join_lines(lines), raw, src, language, start_line, fenced, "udiff")
+                _block(join_lines(lines), raw, src, language, start_line, fenced, "udiff", claim)
             )
         return blocks
     if has_search_replace(body):
-        return _search_replace_blocks(body, language, path, source, start_line, fenced)
+        return _search_replace_blocks(body, language, path, source, start_line, fenced, spaced)
     return None
 
 
@@ -191,23 +205,15 @@ def bare_edit_blocks(lines: list[str], skip: set[int]) -> tuple[list[Block], set
                 continue
             end = closer
             before = next((i for i in range(index - 1, -1, -1) if lines[i].strip()), None)
-            path = path_from_line(lines[before]) if before is not None else None
+            path, spaced = _line_path(lines[before]) if before is not None else (None, ())
             if before is not None and _REPLACE_LINE.match(lines[before]) and blocks:
-                path = blocks[-1].raw_path  # the next pair of the same file
+                # the next pair of the same file
+                path, spaced = blocks[-1].raw_path, blocks[-1].spaced
             body = lines[index : end + 1]
-            blocks.append(
-                _block(
-                    join_lines(body),
-                    path,
-                    "heading" if path else None,
-                    None,
-                    0,
-                    False,
-                    "search-replace",
-                )
-            )
+            source = "heading" if path or spaced else None
+            blocks.append(_block(join_lines(body), path, source, None, 0, False, _SR, spaced))
             used.update(range(index, end + 1))
-            if path is not None and before is not None:
+            if source is not None and before is not None:
                 used.add(before)
             index = end + 1
             continue

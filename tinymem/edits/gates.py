@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tinymem.edits.access import access_problem
 from tinymem.edits.elisions import find_elisions
-from tinymem.edits.filekinds import write_problem
+from tinymem.edits.filekinds import target_problem, write_problem
 from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.symbols import analyze
@@ -32,6 +32,10 @@ def structure_gate(
     `before` the file's authoritative text (None for a new file)."""
     if p.confidence != "CONFIRMED":
         return f"{p.confidence}: {p.reason}"
+    # Asked before anything about the block, as accept's Gate A does: both refuse alike.
+    refused = target_problem(p.path or "?", before)
+    if refused is not None:
+        return refused
     if problem is not None:
         return f"does not parse: {problem}"
     kind_problem = write_problem(p.path or "?", before, block)

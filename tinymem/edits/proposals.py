@@ -114,12 +114,16 @@ def build(
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
     for block in parsed.blocks:
-        path, refusal, example = block_path(block, workdir)
+        path, refusal, example = block_path(block, workdir, ctx.live_files)
         if refusal is not None:
             # An example path is the model's slip, which a repair round can correct; an unsafe
             # path is refused, never negotiated.
             outcome.refused.append(
-                {"path": block.raw_path or "", "reason": refusal, "repairable": example}
+                {
+                    "path": block.raw_path or next(iter(block.spaced), ""),
+                    "reason": refusal,
+                    "repairable": example,
+                }
             )
             continue
         code = block.code.encode()
@@ -134,7 +138,11 @@ def build(
             path = split_key(match[0])[0]
             confidence = Confidence.INFERRED
             reason = f"file inferred by correlation with {match[0]} (score {match[1]:.2f})"
-        path, note = _known_path(ctx, block, path)
+            note = _spaced_note(block)
+        else:
+            note = None
+        path, known_note = _known_path(ctx, block, path)
+        note = note or known_note
         if block.format != "code":
             proposal = _edit_proposal(ctx, block, path, confidence, reason)
         else:
@@ -182,7 +190,18 @@ def _known_path(ctx: _Context, block: Block, path: str) -> tuple[str, str | None
     return found[0], f"the reply names {path}; the one file it can mean is {found[0]}"
 
 
+def _spaced_note(block: Block) -> str | None:
+    """Why words naming a file with spaces in its path were not taken (`spacedpaths.py`)."""
+    if not block.spaced:
+        return None
+    return (
+        f"the reply names {block.spaced[0]!r}, which is no file of the repository: a path with"
+        ' spaces is taken only for an existing file, or quoted (path="...")'
+    )
+
+
 def _unresolved(ctx: _Context, block: Block, code: bytes) -> Proposal:
+    note = _spaced_note(block)
     return Proposal(
         ctx.new_id(),
         ctx.episode_id,
@@ -195,6 +214,7 @@ def _unresolved(ctx: _Context, block: Block, code: bytes) -> Proposal:
         None,
         list(block.elisions),
         {"A": "UNRESOLVED: no provable file"},
+        notes=[note] if note is not None else [],
     )
 
 

@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Container
 from dataclasses import replace
 from typing import NamedTuple
 
 from tinymem.edits.blocks import Block, ParsedReply, join_lines, make_block
 from tinymem.edits.comments import comment_path
 from tinymem.edits.directives import DeleteDirective, delete_target
-from tinymem.edits.fences import OPEN_FENCE_RE, Fence, heading_path, parse_info, split_fences
+from tinymem.edits.fences import OPEN_FENCE_RE, Fence, heading_path, split_fences
 from tinymem.edits.formats import bare_edit_blocks, edit_blocks
+from tinymem.edits.infostring import parse_info
+from tinymem.edits.spacedpaths import existing_file
 from tinymem.edits.unfenced import unfenced_region
 from tinymem.errors import UnsafePathError
 from tinymem.paths import is_placeholder_path, repo_relative
@@ -56,6 +59,7 @@ def _blocks_from_body(
     language: str | None,
     start_line: int,
     fenced: bool,
+    outer_spaced: tuple[str, ...] = (),
 ) -> list[Block]:
     """One block, or one per file when comment lines naming files separate several."""
     first = next((i for i, line in enumerate(body) if line.strip()), None)
@@ -74,8 +78,12 @@ def _blocks_from_body(
                 separators.append((i, path))
     at_start = bool(separators) and separators[0][0] == first
     if not separators or (len(separators) == 1 and at_start):
-        if outer_path is not None:
-            return [make_block(code, outer_path, outer_source, language, start_line, fenced)]
+        if outer_path is not None or outer_spaced:
+            return [
+                make_block(
+                    code, outer_path, outer_source, language, start_line, fenced, outer_spaced
+                )
+            ]
         if at_start:
             path = separators[0][1]
             return [make_block(code, path, "inline-comment", language, start_line, fenced)]
@@ -93,6 +101,7 @@ def _blocks_from_body(
                 language,
                 start_line,
                 fenced,
+                outer_spaced,
             )
         )
     bounds = [i for i, _ in separators] + [len(body)]
@@ -152,8 +161,8 @@ def _parse_lines(lines: list[str], *, nested: bool) -> ParsedReply:
     if fences:
         floor = thinking
         for fence in fences:
-            language, path = parse_info(fence.info)
-            blocks.extend(_fence_blocks(lines, fence, language, path, floor, nested))
+            language, path, spaced = parse_info(fence.info)
+            blocks.extend(_fence_blocks(lines, fence, language, (path, spaced), floor, nested))
             floor = (fence.close_index if fence.close_index is not None else len(lines)) + 1
         prose = "\n".join(lines[i] for i in outside).strip()
         return ParsedReply(tuple(blocks), deletes, prose)
@@ -177,12 +186,14 @@ def _fence_blocks(
     lines: list[str],
     fence: Fence,
     language: str | None,
-    path: str | None,
+    named: tuple[str | None, tuple[str, ...]],
     floor: int,
     nested: bool,
 ) -> list[Block]:
+    path, spaced = named
     if (
         path is None
+        and not spaced
         and not nested
         and (language or "").lower() in _WRAPPER_LANGS
         and any(OPEN_FENCE_RE.match(line) for line in fence.body)
@@ -193,17 +204,18 @@ def _fence_blocks(
         if inner and all(b.fenced for b in inner):
             offset = fence.open_index + 1
             return [replace(b, start_line=b.start_line + offset) for b in inner]
-    source: str | None = "info" if path is not None else None
-    if path is None:
-        path = heading_path(lines, fence.open_index, floor)
-        source = "heading" if path is not None else None
-    edits = edit_blocks(fence.body, language, path, source, fence.open_index + 1, True)
+    source: str | None = "info" if path is not None or spaced else None
+    if source is None:
+        path, spaced = heading_path(lines, fence.open_index, floor)
+        source = "heading" if path is not None or spaced else None
+    start = fence.open_index + 1
+    edits = edit_blocks(fence.body, language, path, source, start, True, spaced)
     if edits is not None:
         return edits
     # An unterminated fence runs to the end of the text, final newline or not.
     terminated = fence.close_index is not None
     code = join_lines(fence.body) if terminated else "\n".join(fence.body)
-    return _blocks_from_body(fence.body, code, path, source, language, fence.open_index + 1, True)
+    return _blocks_from_body(fence.body, code, path, source, language, start, True, spaced)
 
 
 def parse_reply(text: str) -> ParsedReply:
@@ -224,14 +236,21 @@ class BlockPath(NamedTuple):
     example: bool = False  # the refusal is an example path: the model can name the real one
 
 
-def block_path(block: Block, workdir: str) -> BlockPath:
+def block_path(block: Block, workdir: str, known: Container[str] = frozenset()) -> BlockPath:
     """The safe repo-relative path of a block's raw path, or why it is refused.
 
-    No raw path gives no path and no refusal: the caller correlates the code with known
-    symbols. An unsafe path gives the `UnsafePathError` sentence. An example path
-    (`path/to/file.py`, see `paths.is_placeholder_path`) is ignored unless that file really
-    exists in the work tree.
+    A spaced candidate (`Block.spaced`) that names an existing file, in the work tree or in
+    `known` (the State Map's files), comes first. No raw path gives no path and no refusal:
+    the caller correlates the code with known symbols. An unsafe path gives the
+    `UnsafePathError` sentence. An example path (`path/to/file.py`, see
+    `paths.is_placeholder_path`) is ignored unless that file really exists in the work tree.
     """
+    if block.spaced:
+        found, refusal = existing_file(block.spaced, workdir, known)
+        if found is not None:
+            return BlockPath(found, None)
+        if block.raw_path is None:
+            return BlockPath(None, refusal)
     raw = block.raw_path
     if raw is None:
         return BlockPath(None, None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinymem.edits.alignment import inside, leaf
-from tinymem.edits.filekinds import write_problem
+from tinymem.edits.filekinds import target_problem, write_problem
 from tinymem.edits.normalise import parse_block
 from tinymem.edits.proposals import Outcome
 from tinymem.etv import EtvReport
@@ -127,4 +127,7 @@ def _refuses_text(view: StateView, p: Proposal) -> bool:
     meta = view.meta(p.path)
     if meta is None or meta.deleted:
         return False
-    return write_problem(p.path, view.blob(meta.snapshot), view.blob(p.block)) is not None
+    before = view.blob(meta.snapshot)
+    if target_problem(p.path, before) is not None:
+        return True
+    return write_problem(p.path, before, view.blob(p.block)) is not None
