@@ -2,8 +2,9 @@
 
 Order of the gates for each proposal (each result is reported):
   A    structural proof: CONFIRMED, the merged file parses with no ERROR/MISSING node, no
-       live top-level symbol lost (unless an accepted DELETE with --allow-delete), no collapse
-       of the syntax tree;
+       live symbol lost (unless the proposal removes it: a DELETE line, or a diff or
+       SEARCH/REPLACE block that takes it out, with --allow-delete), no collapse of the syntax
+       tree;
   ETV  every target's working-tree text still equals the base the model wrote against
        (or the user named it with --overwrite-stale: the disk text is stored first);
   B    the user's accept is the authority.
@@ -27,7 +28,7 @@ from tinymem.edits.splice import (
     whole_file_symbols,
 )
 from tinymem.edits.stubs import placeholder_members
-from tinymem.errors import StaleError, UsageError
+from tinymem.errors import StaleError, UnsafePathError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
 from tinymem.proposalrecords import Proposal, pending, store
@@ -37,7 +38,7 @@ from tinymem.statemap import PROPOSALS, EntityRecord, StateView
 from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import read_file, worktree_form
+from tinymem.worktree import ThroughSymlinkError, read_file, worktree_form
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 
@@ -124,6 +125,10 @@ def _disk(repo: Repo, path: str) -> tuple[bytes | None, str | None]:
         wf = read_file(repo, path)
     except FileNotFoundError:
         return None, None
+    except ThroughSymlinkError as exc:  # a directory became a symlink since the ask
+        raise UnsafePathError(
+            f"{exc}: tm writes inside the work tree only; nothing was written"
+        ) from exc
     except OSError as exc:
         raise StaleError(f"{path} cannot be read ({exc}); nothing was written") from exc
     return wf.data, wf.oid
@@ -385,19 +390,30 @@ def _gate_a(
     syn = analyze(lang, after)
     if not syn.clean:
         return f"the merged file does not parse: {syn.reason}"
-    deleted = {e.symbol for e in p.entities if e.op == "delete"} if allow_delete else set()
+    removes = {e.symbol for e in p.entities if e.op == "delete"}
+    deleted = removes if allow_delete else set()
     now = {s.name for s in extract(path, after).symbols}
     lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
     if lost:
-        return (
-            "structural parity: " + ", ".join(lost[:5]) + " would be lost; deleting needs"
-            " an explicit DELETE directive and --allow-delete"
-        )
+        return "structural parity: " + ", ".join(lost[:5]) + _why_lost(set(lost) <= removes)
     if before is not None and p.kind != "delete":
         old_nodes = analyze(lang, before).node_count
         if old_nodes and syn.node_count * 2 < old_nodes:
             return f"syntax tree collapsed ({syn.node_count} nodes, was {old_nodes})"
     return None
+
+
+def _why_lost(removed: bool) -> str:
+    """What deletes a definition, as `_gate_a` decides it: an entity the proposal itself
+    deletes (a DELETE line, or a diff or SEARCH/REPLACE block that takes the definition
+    out) and `--allow-delete`; a definition merely left out of a reply is never deleted."""
+    if removed:
+        return " would be deleted: the reply removes it; accept with --allow-delete to delete it"
+    return (
+        " would be lost: the reply leaves it out without removing it, and tm deletes a"
+        " definition only when the reply removes it (a DELETE line, or a diff or"
+        " SEARCH/REPLACE block that takes it out) and you accept with --allow-delete"
+    )
 
 
 def unified_diff(fp: FilePlan) -> str:

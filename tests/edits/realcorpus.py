@@ -9,7 +9,8 @@ HTML comment:
      "hydrated": ["Session.close"], "expect": {"applied": {"Session.close": "modify"}}}
 
 `expect` is either `{"applied": {symbol: "modify" | "add"}}` (exactly those entities change
-and nothing else), or `{"blocked": "<words of the reason>"}`.
+and nothing else, and the proposals name exactly those), or
+`{"blocked": "<words of the reason>"}`.
 
 A case is judged by its effects on the file, through the real pipeline (`build` on a real
 State Map, then the accept plan, which writes nothing): "applied" when every effect holds,
@@ -36,6 +37,7 @@ from tinymem.etv import verify
 from tinymem.gitobjects import ObjectWriter
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import current
+from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.repository import open_repo
 from tinymem.symbols import analyze, extract, language_for_path
@@ -172,8 +174,21 @@ def judge(workdir: Path, case: Case) -> Verdict:
     if reasons:
         return Verdict("wrong", "some proposals of the reply were blocked", reasons)
     assert after is not None
-    problem = effects(case, before, after)
+    problem = effects(case, before, after) or listed(case, proposals)
     return Verdict("wrong", problem, reasons) if problem else Verdict("applied")
+
+
+def listed(case: Case, proposals: list[Proposal]) -> str | None:
+    """None when the proposals name exactly the entities the case expects changed, each with
+    its operation: an entity the block gives unchanged is no change (a user reviewing
+    `tm show` must not be told that five methods are modified when one is)."""
+    expected = case.expect.get("applied")
+    if not isinstance(expected, dict):
+        return None
+    named = {e.symbol: e.op for p in proposals for e in p.entities}
+    if named != expected:
+        return f"the proposals name {named}, expected {expected}"
+    return None
 
 
 def effects(case: Case, before: bytes, after: bytes) -> str | None:

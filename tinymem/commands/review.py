@@ -102,7 +102,11 @@ def accept_cmd(
         " text is kept in the vault. Repeatable.",
     ),
     allow_delete: bool = typer.Option(
-        False, "--allow-delete", help="Let an explicit DELETE directive remove code."
+        False,
+        "--allow-delete",
+        help="Let a proposal that removes code delete it: a DELETE line, or a diff or"
+        " SEARCH/REPLACE block that takes a definition out. Code a reply merely leaves out is"
+        " never deleted.",
     ),
 ) -> None:
     """Promote proposals: run the gates again now, then write every file or none.

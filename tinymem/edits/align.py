@@ -9,18 +9,23 @@ container). Each of its outermost definitions is then anchored in the file:
 - else, for a function-like definition, the member of a class / impl / struct / interface of
   that name; for a nested class, the nested class of that name;
 - a name several entities share (the same method in two classes, overloads, a getter and its
-  setter, one method in two impl blocks) is decided by evidence in this order: the qualified
-  name in the request (`Session.send`), the entity shown in this very prompt, the block's own
-  container header (`class Session:`, `impl Display for S`, exact or without its generics,
-  `where` clause and bases), and between members of one container only, the unchanged
-  signature. Still several: blocked, naming the candidates. Never appended at the top
-  level, never spliced into the wrong class;
+  setter, one method in two impl blocks) is decided by evidence in this order (`choose.py`):
+  the block's own role (a `@x.setter` is the setter, a definition without `@overload` the
+  implementation, `roles.py`), the qualified name in the request (`Session.send`), the
+  entity shown in this very prompt, the block's own container header (`class Session:`,
+  `impl Display for S`, exact or without its generics, `where` clause and bases), and
+  between members of one container only, the unchanged signature. Still several: blocked,
+  naming the candidates and only hints that were tried and decide (`hints.py`). Never
+  appended at the top level, never spliced into the wrong class. A setter written for a
+  property that has its getter only is a new member beside it, never the getter;
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a
-container that lost the others. Pure: bytes in, an `Alignment` out; nothing is written.
+container that lost the others. A Python block that cannot be aligned whole, holding
+definitions at several indentations (a method, then a helper at column 0), is aligned piece
+by piece (`pieces.py`). Pure: bytes in, an `Alignment` out; nothing is written.
 """
 
 from __future__ import annotations
@@ -32,16 +37,18 @@ from tinymem.edits.alignment import (
     Evidence,
     FileView,
     Target,
-    header_key,
     leaf,
     outermost,
     plain,
-    signature,
 )
+from tinymem.edits.choose import choose
+from tinymem.edits.hints import ambiguity
 from tinymem.edits.members import collect, explode, outside_lines, report_outside
 from tinymem.edits.normalise import Parsed, parse_block
+from tinymem.edits.pieces import definition_pieces
+from tinymem.edits.roles import new_accessor, role
 from tinymem.edits.splice.prefix import keep_prefix
-from tinymem.symbols import Symbol, extract
+from tinymem.symbols import Symbol, extract, language_for_path
 
 __all__ = ["align"]
 _CONTAINERS = frozenset(
@@ -85,54 +92,6 @@ def _compatible(item: Symbol, candidate: Symbol) -> bool:
     return item.kind == candidate.kind
 
 
-def _choose(
-    candidates: list[Symbol],
-    item_text: bytes,
-    item_header: str | None,
-    file: FileView,
-    evidence: Evidence,
-) -> list[Symbol]:
-    """Narrow several candidates by evidence, in the documented order; a filter that would
-    leave none is skipped."""
-
-    def narrow(keep: list[Symbol]) -> None:
-        if keep and len(keep) < len(candidates):
-            candidates[:] = keep
-
-    if len(candidates) > 1 and evidence.qualified:
-        narrow(
-            [
-                c
-                for c in candidates
-                if any(
-                    plain(c.name) == q or plain(c.name).endswith("." + q)
-                    for q in evidence.qualified
-                    if "." in q
-                )
-            ]
-        )
-    if len(candidates) > 1 and evidence.hydrated:
-        narrow(
-            [
-                c
-                for c in candidates
-                if c.name in evidence.hydrated
-                or any(c.name.startswith(h + ".") for h in evidence.hydrated)
-            ]
-        )
-    if len(candidates) > 1 and item_header is not None:
-        narrow([c for c in candidates if file.header_of(c) == item_header])
-        # A model shortens headers: generics, a `where` clause, base classes left out.
-        key = header_key(item_header)
-        narrow([c for c in candidates if header_key(file.header_of(c) or "") == key])
-    if len(candidates) > 1 and len({c.parent for c in candidates}) == 1:
-        # Within one container only (overloads, a getter and its setter, one type's impl
-        # blocks): an unchanged signature is no evidence of which class a method belongs to.
-        wanted = signature(item_text)
-        narrow([c for c in candidates if signature(file.text(c)) == wanted])
-    return candidates
-
-
 def _candidates(item: Symbol, file: FileView, *, members_only: bool) -> list[Symbol]:
     """File symbols an item of this name may stand for: the same qualified name (and its
     "#2" duplicates), else members or nested containers ending with that name."""
@@ -151,17 +110,31 @@ def _candidates(item: Symbol, file: FileView, *, members_only: bool) -> list[Sym
     ]
 
 
-def _describe(names: list[str]) -> str:
-    shown = names[:6]
-    more = f" and {len(names) - 6} more" if len(names) > 6 else ""
-    return ", ".join(shown) + more
-
-
 def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) -> Alignment:
     """Which entities of `path` (whose authoritative text is `original`) `code` changes.
 
     `original` None: a new file. Never raises on model input.
     """
+    whole = _align_block(path, code, original, evidence)
+    if original is None or (whole.blocked is None and whole.problem is None):
+        return whole
+    # Definitions at several indentations (a method, then a helper at column 0): each
+    # piece at its own, taken only when every piece aligns cleanly.
+    cut = definition_pieces(whole.language, code)
+    if cut is None:
+        return whole
+    parts = [_align_block(path, piece, original, evidence) for piece in cut]
+    if any(p.blocked or p.problem or p.whole_file or not p.targets for p in parts):
+        return whole
+    merged = Alignment(language=whole.language, method=whole.method)
+    merged.notes.append(f"read as {len(parts)} pieces, each definition at its own indentation")
+    for part in parts:
+        merged.targets += part.targets
+        merged.notes += [n for n in part.notes if n not in merged.notes]
+    return merged
+
+
+def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evidence) -> Alignment:
     parsed = parse_block(path, code)
     result = Alignment(language=parsed.language, method=parsed.method, notes=list(parsed.notes))
     result.problem = parsed.problem
@@ -245,6 +218,21 @@ def align(path: str, code: bytes, original: bytes | None, evidence: Evidence) ->
     return result
 
 
+def _new_accessor(
+    item: Symbol, text: bytes, candidates: list[Symbol], file: FileView
+) -> str | None:
+    """The name of a new accessor (a setter written for a property that has its getter
+    only) in the one class all candidates belong to: added beside them, never replacing
+    the getter. None when the block is no such accessor."""
+    language = language_for_path(file.path)
+    if len({c.parent for c in candidates}) != 1 or candidates[0].parent is None:
+        return None
+    if not new_accessor(role(language, text), [role(language, file.text(c)) for c in candidates]):
+        return None
+    name = plain(candidates[0].name)
+    return f"{name}#{sum(plain(s.name) == name for s in file.symbols) + 1}"
+
+
 def _anchor(
     item: Symbol, parsed: Parsed, file: FileView, evidence: Evidence
 ) -> tuple[str | None, str | None]:
@@ -254,19 +242,23 @@ def _anchor(
     candidates = _candidates(item, file, members_only=shaped)
     if shaped and not candidates:
         candidates = _candidates(item, file, members_only=False)
+    fresh = _new_accessor(item, text, candidates, file)
+    if fresh is not None:
+        return fresh, None
     header = parsed.header_of(item)
+    every = list(candidates)
     if len(candidates) > 1:
-        candidates = _choose(list(candidates), text, header, file, evidence)
+        candidates = choose(every, text, header, file, evidence)
     if len(candidates) == 1:
         return candidates[0].name, None
     short = leaf(item.name)
     if candidates:
-        names = [c.name for c in candidates]
-        return None, (
-            f"`{short}` is ambiguous in {file.path}: it could be {_describe(names)}; ask again"
-            f' naming the one you mean (e.g. `tm ask "… {plain(names[0])} …"`), or give it'
-            " inside its class"
-        )
+        # A hint is tried against every candidate of the name with the block's own text:
+        # asking again replaces this request's evidence.
+        def decide(qualified: frozenset[str], own: bytes, head: str | None) -> list[Symbol]:
+            return choose(every, own, head, file, Evidence(qualified=qualified))
+
+        return None, ambiguity(short, file.path, candidates, text, file, decide)
     if shaped and "." not in plain(item.name):
         return None, (
             f"`{short}` is written as a method, but no class in {file.path} has a member"

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from tinymem.edits.alignment import Alignment, FileView, Target, inside, plain, signature
 from tinymem.edits.normalise import Parsed, parse_block
-from tinymem.symbols import Symbol
+from tinymem.edits.roles import OVERLOAD, by_role, new_accessor, role
+from tinymem.symbols import Symbol, language_for_path
 from tinymem.symbols.containers import line_starts
 
 __all__ = ["collect", "explode", "outside_lines", "report_outside"]
@@ -171,14 +172,28 @@ def _loses_own_lines(given: Symbol, parsed: Parsed, known: Symbol, file: FileVie
 
 
 def _member_name(name: str, text: bytes, file: FileView, given: dict[str, bytes]) -> str:
-    """The file's name for a member given inside its container. Overloads (`error`,
-    `error#2`, …) are told apart by their unchanged signature; a signature none of them has
-    is a new overload, named after the last one."""
+    """The file's name for a member given inside its container. Members of one name
+    (`error`, `error#2`, …) are told apart first by what the block's head says it is
+    (`roles.py`: the setter of a property, the implementation beside `@overload` stubs, which
+    a model rewrites with a new signature), then by their unchanged signature; a signature
+    none of them has is a new overload, named after the last one."""
     same = [s for s in file.symbols if plain(s.name) == plain(name)]
+    language = language_for_path(file.path)
+    if new_accessor(role(language, text), [role(language, file.text(s)) for s in same]):
+        return f"{plain(name)}#{len(same) + 1}"
     if len(same) <= 1:
         return same[0].name if same else name
-    wanted = signature(text)
-    match = [s for s in same if s.name not in given and signature(file.text(s)) == wanted]
+    free = [s for s in same if s.name not in given]
+    roles = {s.name: role(language, file.text(s)) for s in same}
+    if any(roles.values()):
+        # Only where the file's members of this name carry roles: among plain overloads
+        # (Java's), the one left is no evidence, a new signature is a new overload.
+        fits = by_role(role(language, text), free, lambda s: roles[s.name])
+        if len(fits) == 1 and roles[fits[0].name] != OVERLOAD:
+            return fits[0].name
+        free = fits or free
+    signed = signature(text)
+    match = [s for s in free if signature(file.text(s)) == signed]
     if len(match) == 1:
         return match[0].name
     return f"{plain(name)}#{len(same) + 1}"

@@ -30,7 +30,7 @@ from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.edits.stubs import placeholder_members
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
-from tinymem.gitobjects import ObjectWriter
+from tinymem.gitobjects import ObjectWriter, blob_id
 from tinymem.paths import repo_relative
 from tinymem.proposalrecords import Proposal, ProposedEntity
 from tinymem.records import FILE_SYMBOL, Confidence, split_key
@@ -304,7 +304,12 @@ def _file_proposal(
         f"the file's {' and '.join(parts)} above {name}, which the block leaves out, are kept"
         for name, parts in kept.items()
     ]
+    same = _unchanged(kind, aligned, texts, live)
+    if same:
+        p.notes.append("the block gives " + ", ".join(same) + " as the file has it: not proposed")
     for t in aligned.targets:
+        if t.name in same:
+            continue
         rec = live.get(t.name)
         text = texts.get(t.name, t.text)
         p.entities.append(
@@ -339,6 +344,22 @@ def _file_proposal(
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.seen)
     return p
+
+
+def _unchanged(
+    kind: str, aligned: Alignment, texts: dict[str, bytes], live: dict[str, EntityRecord]
+) -> list[str]:
+    """Targets a spliced block leaves exactly as the file has them (a model copies the whole
+    excerpt it was shown back with one method changed): no change, so not proposed. All of
+    them unchanged: the proposal keeps them, there being nothing else to propose."""
+    if kind != "symbols":
+        return []
+    same = [
+        t.name
+        for t in aligned.targets
+        if t.name in live and t.name in texts and blob_id(texts[t.name]) == live[t.name].artifact
+    ]
+    return same if len(same) < len(aligned.targets) else []
 
 
 def _placeholder_problem(
