@@ -217,6 +217,49 @@ def test_ambiguous_member_then_its_class(repo: Path, server: ModelServer) -> Non
     _accept_lands(repo, str(fixed["id"]), "svc.py", expected)
 
 
+RESULT = """\
+public class Result {
+    public int success(int code) {
+        return code;
+    }
+
+    public String success(String msg) {
+        return msg;
+    }
+}
+"""
+
+
+def test_ambiguous_overload_then_a_diff(repo: Path, server: ModelServer) -> None:
+    write(repo, "Result.java", RESULT)
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0
+    # A changed signature: both overloads are members of one name in one class, so the
+    # class line decides nothing; a diff's lines do.
+    alone = (
+        "```java path=Result.java\npublic int success(long code) {\n"
+        "    return (int) code;\n}\n```\n"
+    )
+    diff = (
+        "```diff\n--- a/Result.java\n+++ b/Result.java\n@@ -2,3 +2,3 @@\n"
+        "-    public int success(int code) {\n-        return code;\n"
+        "+    public int success(long code) {\n+        return (int) code;\n     }\n```\n"
+    )
+    server.add(alone, diff)
+    proc = tm_ask(repo, server, "let success take a long", "--json")
+    assert proc.returncode == 0, proc.stderr
+    follow = _follow_up(server)
+    assert "`success` is ambiguous in Result.java" in follow
+    assert "give the change as a unified diff against the text shown below" in follow
+    assert "inside its class" not in follow
+    (fixed,) = _live(json.loads(proc.stdout))
+    expected = RESULT.replace(
+        "int success(int code) {\n        return code;",
+        "int success(long code) {\n        return (int) code;",
+    )
+    _accept_lands(repo, str(fixed["id"]), "Result.java", expected)
+
+
 def test_bad_hunk_then_a_good_one(repo: Path, server: ModelServer) -> None:
     _setup(repo)
     diff = (

@@ -17,11 +17,14 @@ from tinymem.edits.alignment import FileView, leaf, plain, signature
 from tinymem.hydration.relevance import Request
 from tinymem.symbols import Symbol
 
-__all__ = ["ambiguity"]
+__all__ = ["ONE_NAME", "ambiguity"]
 
 # (qualified names of a request, the block's text, its container header) -> what is left
 Decide = Callable[[frozenset[str], bytes, str | None], list[Symbol]]
 _SHOWN = 3
+# Said when every candidate is one member name (overloads, a getter and its setter): the
+# class line decides nothing then (a repair round words its advice by it).
+ONE_NAME = " (members of one name, told apart by their unchanged signature)"
 _OWNERS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "module"})
 
 
@@ -36,7 +39,7 @@ def ambiguity(
     shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     head = f"`{short}` is ambiguous in {path}: it could be {shown}"
     if len({plain(n) for n in names}) == 1:
-        head += " (members of one name, told apart by their unchanged signature)"
+        head += ONE_NAME
     ways: list[str] = []
     keys = _by_request(candidates, block, decide)
     if keys:

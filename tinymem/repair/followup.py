@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from tinymem.edits.alignment import inside
+from tinymem.edits.hints import ONE_NAME
 from tinymem.edits.patches import apply_edit
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.hydrate import estimate_tokens
@@ -109,6 +110,10 @@ def _reason(p: Proposal) -> str:
     if p.confidence == "UNRESOLVED":
         why = (p.reason or gate).split("; ask again", 1)[0]
         if "ambiguous" in why:
+            if ONE_NAME in why:
+                # Overloads, or a getter and its setter: the class line decides nothing, the
+                # lines of the one meant do.
+                return f"{why}; give the change as a unified diff against the text shown below"
             return f"{why}; give it inside its class (with the class line), as shown below"
         if p.path is None:
             return f"{why}; put the file path in the fence, like ```python path=src/app.py"
