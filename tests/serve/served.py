@@ -25,7 +25,7 @@ from tests.modelserver import ModelServer
 
 REPLY = '```python path=app.py\ndef fetch_user(uid):\n    return {"id": uid, "v": 3}\n```\n'
 FIXED_APP = PY_APP.replace('    return {"id": uid}\n', '    return {"id": uid, "v": 3}\n')
-ANNOUNCED = re.compile(r"^tm serve: http://127\.0\.0\.1:(\d+)/v1 ")
+ANNOUNCED = re.compile(r"^tm serve: http://(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)/v1 ")
 
 
 @dataclass

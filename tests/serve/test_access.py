@@ -109,3 +109,18 @@ def test_config_stores_the_serve_token_and_every_request_needs_it(
         assert status == 401 and (repo / "app.py").read_text() == PY_APP
     finally:
         stop(s)
+
+
+def test_off_loopback_the_token_is_required_and_is_the_defence(
+    repo: Path, server: ModelServer
+) -> None:
+    init(repo)
+    s = start(repo, server, "--host", "0.0.0.0", "--token", "s3cret")
+    try:
+        assert s.raw("GET", "/v1/models").status == 401
+        # Off loopback, Host names whatever address the client used: the token decides.
+        r = s.raw("GET", "/v1/models", Host="tm.example.test", Authorization="Bearer s3cret")
+        assert r.status == 200, r
+        assert s.client("s3cret").models.list().data
+    finally:
+        stop(s)
