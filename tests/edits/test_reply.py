@@ -588,7 +588,8 @@ def check_invariants(text: str) -> None:
     for b in parsed.blocks:
         assert b.code.strip()
         assert b.path_source in (None, "info", "heading", "inline-comment")
-        assert (b.raw_path is None) == (b.path_source is None)
+        # A source names where the path, or the spaced candidates for one, came from.
+        assert (b.raw_path is None and not b.spaced) == (b.path_source is None)
         assert b.fenced == (b.start_line > 0)
         assert 0 <= b.start_line <= len(lines)
         assert b.elisions == find_elisions(b.code)

@@ -17,7 +17,8 @@ class Block:
     code: str  # the fence body exactly (line endings normalized to \n), without the fence lines
     raw_path: str | None  # path as written by the model, before validation
     # "info" (fence info string) | "heading" (line(s) before the fence) | "inline-comment"
-    # (the first non-blank line of `code` is a comment naming the file, kept in `code`) | None
+    # (the first non-blank line of `code` is a comment naming the file, kept in `code`) | None;
+    # where `raw_path` or, when it is None, the `spaced` candidates came from
     path_source: str | None
     language: str | None  # language word of the info string, as written ("python", "py", ...)
     # 1-based line of the opening fence in the reply; for each file of a multi-file fence, the
