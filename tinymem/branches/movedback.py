@@ -15,6 +15,7 @@ import os
 
 import pygit2
 
+from tinymem.branches.refs import head_commit, reflog, resolve_commit
 from tinymem.gitobjects import blob_id
 from tinymem.symbols import extract
 
@@ -43,20 +44,17 @@ def _entity(git: pygit2.Repository, commit: str, path: str, name: str) -> str | 
 
 def _left_behind(git: pygit2.Repository, branch: str, head: str) -> list[str]:
     """Commits the branch was at before, newest first, that HEAD's history does not hold."""
-    seen: list[str] = []
-    ref = git.references.get(f"refs/heads/{branch}")
-    if ref is not None:
-        seen.append(str(ref.target))  # during a rebase: the tip being rebased
+    name = f"refs/heads/{branch}"
+    tip = resolve_commit(git, name)  # during a rebase: the tip being rebased
+    seen = [str(tip.id)] if tip is not None else []
+    for _message, old, new in reflog(git, name)[:_REFLOG_DEPTH]:
+        seen += [new, old]
+    orig = resolve_commit(git, "ORIG_HEAD")
+    if orig is not None:
+        seen.append(str(orig.id))
+    for directory, file in _REBASE_TIPS:
         try:
-            for n, entry in enumerate(ref.log()):
-                if n >= _REFLOG_DEPTH:
-                    break
-                seen += [str(entry.oid_new), str(entry.oid_old)]
-        except pygit2.GitError:
-            pass
-    for directory, name in (*_REBASE_TIPS, ("", "ORIG_HEAD")):
-        try:
-            with open(os.path.join(git.path, directory, name), encoding="utf-8") as f:
+            with open(os.path.join(git.path, directory, file), encoding="utf-8") as f:
                 seen.append(f.read().strip())
         except OSError:
             continue
@@ -79,11 +77,7 @@ def moved_back_from(
     """The commit the branch moved back from, which held a version of entity `name` in
     `newer` while HEAD holds the `staged` one; None when the older version is not explained
     by such a move."""
-    head = git.references.get("HEAD")
-    try:
-        at = str(head.peel(pygit2.Commit).id) if head is not None else None
-    except (pygit2.GitError, ValueError):
-        at = None
+    at = head_commit(git)
     if at is None or _entity(git, at, path, name) != staged:
         return None
     for oid in _left_behind(git, branch, at):
