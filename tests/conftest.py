@@ -5,14 +5,24 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import inprocess
 from tests.modelserver import ModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# This machine exports PYTHONDONTWRITEBYTECODE=1, which made every `tm` process a test starts
+# (and every hook git runs) compile the package again. The children write bytecode under a
+# prefix outside the source tree instead; Python checks each file's mtime, so it is never stale.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), f"tinymem-tests-{os.getuid()}")
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +90,21 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def tm(
     cwd: Path, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real `tm` (python -m tinymem) as a user would."""
+    """Run `tm` as a user would, in this process (see `tests/inprocess.py`): what a pipe
+    receives, the exit code, the environment and working directory of a real run.
+    `tm_process` runs it as a real process, for tests whose subject is the process."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env.setdefault("COLUMNS", "200")
+    if not inprocess.usable():
+        return tm_process(cwd, *args, input=input, env=env)
+    return inprocess.run(cwd, list(args), input, full_env)
+
+
+def tm_process(
+    cwd: Path, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `tm` (python -m tinymem) in a process of its own."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env.setdefault("COLUMNS", "200")
