@@ -11,6 +11,7 @@ episode and every change is atomic.
 from __future__ import annotations
 
 import json
+import os
 import random
 import secrets
 import time
@@ -27,9 +28,10 @@ from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedEr
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
 from tinymem.jsontext import quoted, quoted_or_null
 from tinymem.notices import emit
+from tinymem.objectpacking import pack_if_needed
 from tinymem.records import State
 from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, swap_ref, updating
-from tinymem.repository import Repo
+from tinymem.repository import CACHE_DIRNAME, Repo
 from tinymem.statemap import EPISODE, StateView
 
 MAX_ATTEMPTS = 50
@@ -302,6 +304,7 @@ def commit_episode(
                     raise
                 said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
             else:
+                pack_if_needed(repo.common_dir, os.path.join(repo.common_dir, CACHE_DIRNAME))
                 return Committed(commit, episode, StateView(repo.git, commit))
         if said is not None:
             emit(said)
