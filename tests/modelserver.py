@@ -59,6 +59,8 @@ class ScriptedReply:
       bad_json      200 with a body that is not JSON
     `delay` is slept before the status line (use it longer than the client timeout to provoke
     a timeout); `chunk_delay` between streamed chunks. Sleeps end early when the server stops.
+    `hold`: streamed chunks after the first wait until this event is set (10 s at most), so a
+    test can see what the client received while the model was still sending.
     """
 
     text: str = ""
@@ -72,6 +74,7 @@ class ScriptedReply:
     prompt_tokens: int | None = None  # default: a word count of the request's messages
     completion_tokens: int | None = None  # default: the number of chunks
     finish_reason: str = "stop"
+    hold: threading.Event | None = None
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -318,6 +321,8 @@ class _Handler(BaseHTTPRequestHandler):
             if self._sleep(reply.chunk_delay):
                 self._cut()
                 return
+            if index == 1 and reply.hold is not None:
+                reply.hold.wait(10)
             self._chunk(event({"content": piece}, None))
         if reply.failure == "drop":
             self._cut()
