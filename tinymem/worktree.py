@@ -215,6 +215,11 @@ def _guarded(raw: bytes, data: bytes) -> bytes:
     return data
 
 
+def stored_id(repo: Repo, rel: str, raw: bytes) -> str:
+    """git's blob id for bytes `raw` stored at `rel` (filters applied)."""
+    return _stored(repo, rel, raw)[0]
+
+
 def hash_file(repo: Repo, rel: str) -> str:
     """git's blob id for the work-tree file (filters applied), without keeping its content."""
     raw, _ = read_in_tree(repo.workdir, rel)
