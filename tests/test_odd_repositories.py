@@ -191,3 +191,73 @@ def test_binary_files_under_line_ending_filters_keep_their_bytes(
     proc = tm(repo, "accept", "--all")
     assert proc.returncode == 5 and "img.bin is a binary file" in proc.stderr, proc.stderr
     assert (repo / "img.bin").read_bytes() == image
+
+
+# A PNG's own first bytes: its signature holds CRLF and a lone LF, and its first NUL comes
+# after byte 8. pygit2 read the filtered content as a C string, so it ended there.
+_PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00"
+    + bytes(range(256)) * 4
+    + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+@pytest.mark.parametrize("setting", ["autocrlf", "text=auto"])
+def test_a_png_under_line_ending_filters_is_stored_whole(
+    repo: Path, server: ModelServer, setting: str
+) -> None:
+    if setting == "autocrlf":
+        git(repo, "config", "core.autocrlf", "true")
+    else:
+        write(repo, ".gitattributes", "* text=auto\n")
+    write(repo, "app.py", PY_APP)
+    (repo / "logo.png").write_bytes(_PNG)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+
+    def stored() -> bytes:
+        ref = "refs/tinymem/heads/main:files/logo.png"
+        return subprocess.run(
+            ["git", "cat-file", "blob", ref], cwd=repo, capture_output=True, check=True
+        ).stdout
+
+    assert stored() == _PNG
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main:files/logo.png").strip() == (
+        git(repo, "hash-object", "logo.png").strip()
+    )
+    state = json.loads(tm(repo, "state", "--json", "logo.png").stdout)
+    assert all(e["kind"] != "text" for e in state["entities"]), state
+    assert tm(repo, "status", "--check").returncode == 0
+
+    changed = _PNG[:-12] + b"\x00\x00\x00\x00IEND\xaeB`\x83"  # past the first NUL only
+    (repo / "logo.png").write_bytes(changed)
+    assert tm(repo, "status", "--check").returncode != 0
+    status = tm(repo, "status")
+    assert "logo.png  (modified)" in status.stdout, status.stdout
+    # The restore advice status gives names the State Map's copy: the whole file.
+    assert "git show refs/tinymem/heads/main:files/PATH > PATH" in status.stdout.replace("\n", " ")
+    assert stored() == _PNG
+    proc = tm(repo, "adopt", "logo.png")
+    assert proc.returncode == 0, proc.stderr
+    assert stored() == changed
+    assert tm(repo, "status", "--check").returncode == 0
+
+    server.add("```text path=logo.png\nhello\n```\n")
+    _clean(tm_ask(repo, server, "write hello into logo.png", "--repair", "0"))
+    proc = tm(repo, "accept", "--all")
+    assert proc.returncode == 5 and "logo.png is a binary file" in proc.stderr, proc.stderr
+    assert (repo / "logo.png").read_bytes() == changed
+
+
+def test_filtered_content_keeps_every_byte_and_text_still_loses_its_cr(repo: Path) -> None:
+    from tinymem.repository import open_repo
+    from tinymem.worktree import _guarded, _stored
+
+    git(repo, "config", "core.autocrlf", "true")
+    r = open_repo(str(repo))
+    assert _stored(r, "a.txt", b"one\r\ntwo\r\n")[1] == b"one\ntwo\n"
+    assert _stored(r, "logo.png", _PNG)[1] == _PNG
+    # Were the result cut at a NUL (pygit2's own call), the raw bytes are kept instead.
+    assert _guarded(_PNG, _PNG[:8]) == _PNG
+    assert _guarded(b"one\r\n", b"one\n") == b"one\n"

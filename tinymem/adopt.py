@@ -6,17 +6,17 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from tinymem.errors import UnsafePathError, UsageError
+from tinymem.errors import ConcurrencyError, UnsafePathError, UsageError
 from tinymem.etv import verify
 from tinymem.gitobjects import ObjectWriter, blob_id
-from tinymem.ledger import Committed, Draft, Episode, commit_episode, current
+from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
 from tinymem.statemap import StateView
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import NotAFileError, ThroughSymlinkError, read_file, symlinked_dir
-from tinymem.writing.atomic import write_atomic
+from tinymem.worktree import NotAFileError, ThroughSymlinkError, stored_id, symlinked_dir
+from tinymem.writing.transaction import Change, read_raw, write_all
 
 USER_REASON = "adopted by the user"
 
@@ -114,29 +114,44 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
     if os.path.islink(full) or os.path.isdir(full):
         raise UnsafePathError(f"{rel} is a symlink or a directory; paste into a regular file")
     view = current(repo)
+    before = read_raw(repo, rel)  # through the same checks as the write
     saved: dict[str, bytes] = {}
-    if os.path.exists(full):
-        with open(full, "rb") as f:
-            disk = f.read()
+    if before is not None and before != content:
         known = view.snapshot(rel)
-        if disk != content and (known is None or read_file(repo, rel).oid != known):
-            saved["previous-disk-text"] = disk
+        if known is None or stored_id(repo, rel, before) != known:
+            saved["previous-disk-text"] = before
 
     def unchanged_since_read() -> None:
-        if saved and os.path.exists(full):
-            with open(full, "rb") as f:
-                if f.read() != saved["previous-disk-text"]:
-                    raise UsageError(f"{rel} changed while pasting; nothing was written")
+        if read_raw(repo, rel) != before:
+            raise UsageError(f"{rel} changed while pasting; nothing was written")
 
-    write_atomic(repo, rel, content, tag="tm-adopt", check=unchanged_since_read)
-    result = _record(repo, [rel], attachments=saved)
+    # Written as an accept writes: the text replaced and the paste go to the object database
+    # and an intent record names both before the rename, so a kill anywhere up to the ledger
+    # commit is rolled back by the next tm command (which names the replaced text), and a
+    # failed commit (a busy ledger) puts the file back.
+    episode_id = new_episode_id()
+    changes = [] if before == content else [Change(rel, content, unchanged_since_read)]
+    try:
+        result = write_all(
+            repo,
+            changes,
+            episode=episode_id,
+            tip=repo.state_tip(),
+            record=lambda: _record(repo, [rel], attachments=saved, episode_id=episode_id),
+            kind="adopt",
+        )
+    except ConcurrencyError as exc:
+        raise ConcurrencyError(f"{exc}; the paste was not written, {rel} is as it was") from exc
     if saved:
         result.saved_disk_text = blob_id(saved["previous-disk-text"])
     return result
 
 
 def _record(
-    repo: Repo, paths: list[str], attachments: dict[str, bytes] | None = None
+    repo: Repo,
+    paths: list[str],
+    attachments: dict[str, bytes] | None = None,
+    episode_id: str | None = None,
 ) -> AdoptResult:
     result = AdoptResult(committed=None)
 
@@ -145,7 +160,7 @@ def _record(
         result.deleted.clear()
         result.unchanged.clear()
         result.tombstoned.clear()
-        episode = Episode(kind="adopt", summary="")
+        episode = Episode(kind="adopt", summary="", id=episode_id or new_episode_id())
         edits: TreeEdits = {}
         for item in scan(repo, paths):
             path = item.path
@@ -177,7 +192,7 @@ def _record(
                 result.adopted.append(path)
             result.tombstoned.extend(f"{path}::{s}" for s in update.tombstoned)
             apply_update(writer, update, episode, edits)
-        if not result.adopted and not result.deleted:
+        if not result.adopted and not result.deleted and not attachments:
             return None
         parts = []
         if result.adopted:
@@ -186,6 +201,10 @@ def _record(
                 parts[-1] += f" and {len(result.adopted) - 3} more"
         if result.deleted:
             parts.append(f"deleted {', '.join(result.deleted[:3])}")
+        if attachments and not parts:
+            # A paste of the State Map's own text over a hand edit: nothing new to adopt,
+            # but the hand edit it replaced must be kept (reachable) all the same.
+            parts.append(f"pasted the recorded text of {', '.join(paths)}")
         episode.summary = "; ".join(parts)
         if attachments:
             episode.details["previous_disk_text"] = {

@@ -7,9 +7,13 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tinymem.gitobjects import blob_id
 from tinymem.repository import Repo
+
+if TYPE_CHECKING:
+    from pygit2.filter import FilterList
 
 # Larger files get a snapshot but no entities: parsing them would dominate every operation
 # and no small model can take them in one prompt anyway.
@@ -177,13 +181,43 @@ def _stored(repo: Repo, rel: str, raw: bytes) -> tuple[str, bytes]:
     filters = repo.git.load_filter_list(rel, FilterMode.CLEAN)
     if filters is None:
         return blob_id(raw), raw
-    data = filters.apply_to_buffer(raw)
-    if not data and raw:
-        # libgit2 answers "passthrough" for content its filters leave alone (a binary file
-        # under autocrlf or text=auto), and pygit2 1.21 hands that back as b"": taken as the
-        # stored text, every binary file read as empty and accept overwrote one.
-        data = raw
+    data = _apply(filters, raw)
     return blob_id(data), data
+
+
+def _apply(filters: FilterList, raw: bytes) -> bytes:
+    """`raw` through libgit2's clean filters, every byte of the result kept. pygit2's own
+    `apply_to_buffer` reads the result as a C string, so it ends at the first NUL byte: a PNG
+    under autocrlf or text=auto came back as its first 8 bytes, was stored as text and then
+    overwritten by a text proposal. So the call is made here with the buffer's length."""
+    try:
+        from pygit2.errors import check_error
+        from pygit2.ffi import C, ffi
+
+        pointer = filters._pointer
+    except (ImportError, AttributeError):  # a pygit2 without these: its own call, guarded
+        return _guarded(raw, filters.apply_to_buffer(raw))
+    buf = ffi.new("git_buf *")
+    check_error(C.git_filter_list_apply_to_buffer(buf, pointer, raw, len(raw)))
+    try:
+        return bytes(ffi.buffer(buf.ptr, buf.size)) if buf.size else b""
+    finally:
+        C.git_buf_dispose(buf)
+
+
+def _guarded(raw: bytes, data: bytes) -> bytes:
+    """A result that may have been cut at a NUL byte (pygit2's `apply_to_buffer`). git's
+    line-ending filters never convert binary content (a NUL in its first 8000 bytes), so for
+    such content the raw bytes are what git stores; otherwise a result with no NUL where the
+    raw bytes have one was cut, and the raw bytes are the safer guess (never shorter)."""
+    if b"\x00" in raw and b"\x00" not in data:
+        return raw
+    return data
+
+
+def stored_id(repo: Repo, rel: str, raw: bytes) -> str:
+    """git's blob id for bytes `raw` stored at `rel` (filters applied)."""
+    return _stored(repo, rel, raw)[0]
 
 
 def hash_file(repo: Repo, rel: str) -> str:

@@ -25,7 +25,7 @@ class Leftovers:
 
 
 def leftovers(repo: Repo) -> Leftovers:
-    found = Leftovers(recovered=[n for n in heard() if "interrupted tm accept" in n])
+    found = Leftovers(recovered=[n for n in heard() if "an interrupted tm " in n])
     for ref in [LEGACY_REF, *map(state_ref, _locked_branches(repo))]:
         age = lock_age(repo, ref)
         if age is not None and age >= STALE_AFTER and not writer_alive(repo):

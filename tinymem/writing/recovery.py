@@ -18,6 +18,8 @@ def recover(repo: Repo) -> str | None:
         intent = journal.read(repo)
         if intent is None:
             return None
+        if intent.kind == "adopt":
+            return _adopt(repo, intent)
         if recorded(repo, intent):
             remove_leftovers(repo, intent)
             journal.clear(repo)
@@ -36,6 +38,30 @@ def recover(repo: Repo) -> str | None:
                 "; changed since, left as they are: " + ", ".join(done.kept) + " (`tm status`)"
             )
         return message + "; its proposals are still pending"
+
+
+def _adopt(repo: Repo, intent: journal.Intent) -> str:
+    """An interrupted paste (`tm adopt --path`, `POST /v1/user/code`): rolled back unless
+    recorded, and the text it replaced named either way (the user's own, maybe adopted
+    nowhere): its blob went to the object database before the file was touched."""
+    replaced = [f for f in intent.files if f.before is not None and f.before != f.after]
+    named = "; ".join(
+        f"the text it replaced in {f.path} is kept as {f.before} (git cat-file -p {f.before})"
+        for f in replaced
+    )
+    if recorded(repo, intent):
+        remove_leftovers(repo, intent)
+        journal.clear(repo)
+        message = f"an interrupted tm adopt --path had been recorded (episode {intent.episode})"
+        return message + (f"; {named}" if named else "")
+    done = roll_back(repo, intent)
+    journal.clear(repo)
+    message = f"an interrupted tm adopt --path (started {intent.started}) was rolled back"
+    if done.restored:
+        message += ": " + ", ".join(done.restored) + " hold(s) their text before the paste again"
+    if done.kept:
+        message += "; changed since, left as they are: " + ", ".join(done.kept)
+    return message + (f"; {named}" if named else "") + "; paste again to adopt it"
 
 
 def accept_recorded_since(repo: Repo, ref: str, tip: str | None, *, depth: int = 20) -> str | None:

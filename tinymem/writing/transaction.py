@@ -71,9 +71,16 @@ def read_raw(repo: Repo, rel: str) -> bytes | None:
 
 
 def write_all(
-    repo: Repo, changes: list[Change], *, episode: str, tip: str | None, record: Callable[[], T]
+    repo: Repo,
+    changes: list[Change],
+    *,
+    episode: str,
+    tip: str | None,
+    record: Callable[[], T],
+    kind: str = "accept",
 ) -> T:
-    """Write every change or none, then `record` (the ledger commit); see the module doc."""
+    """Write every change or none, then `record` (the ledger commit); see the module doc.
+    `kind` names the command in the intent record (what recovery tells the user)."""
     with journal.held(repo, wait=True):
         writer = ObjectWriter(repo.git)
         files = []
@@ -88,7 +95,12 @@ def write_all(
             )
         writer.flush()  # both sides durable before the record that names them
         intent = Intent(
-            episode=episode, tip=tip, tag=f"tm-{episode}", files=files, ref=repo.state_ref
+            episode=episode,
+            tip=tip,
+            tag=f"tm-{episode}",
+            files=files,
+            ref=repo.state_ref,
+            kind=kind,
         )
         journal.write(repo, intent)
         try:
