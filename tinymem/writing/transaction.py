@@ -71,9 +71,16 @@ def read_raw(repo: Repo, rel: str) -> bytes | None:
 
 
 def write_all(
-    repo: Repo, changes: list[Change], *, episode: str, tip: str | None, record: Callable[[], T]
+    repo: Repo,
+    changes: list[Change],
+    *,
+    episode: str,
+    tip: str | None,
+    record: Callable[[], T],
+    ref: str | None = None,
 ) -> T:
-    """Write every change or none, then `record` (the ledger commit); see the module doc."""
+    """Write every change or none, then `record` (the ledger commit to `ref`, default the
+    current branch's); see the module doc."""
     with journal.held(repo, wait=True):
         writer = ObjectWriter(repo.git)
         files = []
@@ -88,7 +95,7 @@ def write_all(
             )
         writer.flush()  # both sides durable before the record that names them
         intent = Intent(
-            episode=episode, tip=tip, tag=f"tm-{episode}", files=files, ref=repo.state_ref
+            episode=episode, tip=tip, tag=f"tm-{episode}", files=files, ref=ref or repo.state_ref
         )
         journal.write(repo, intent)
         try:
