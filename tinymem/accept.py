@@ -28,7 +28,7 @@ from tinymem.edits.splice import (
     whole_file_symbols,
 )
 from tinymem.edits.stubs import placeholder_members
-from tinymem.errors import StaleError, UnsafePathError, UsageError
+from tinymem.errors import HeadMovedError, StaleError, UnsafePathError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
 from tinymem.proposalrecords import Proposal, pending, store
@@ -425,8 +425,11 @@ def unified_diff(fp: FilePlan) -> str:
     return "".join(difflib.unified_diff(a, b, src, dst))
 
 
-def apply(repo: Repo, plan_: Plan) -> Committed:
-    """Write every changed file atomically or none, then record one ledger episode."""
+def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
+    """Write every changed file atomically or none, then record one ledger episode on `ref`
+    (the ledger the plan was made from; default the current branch's). A `git switch` before
+    the episode is recorded rolls the files back (StaleError)."""
+    ref = ref or repo.state_ref
     changed = [fp for fp in plan_.files.values() if fp.after != fp.before]
 
     def unchanged(fp: FilePlan) -> None:
@@ -439,7 +442,7 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
     for fp in changed:
         unchanged(fp)  # cheap early check of every file before any rename
     episode_id = new_episode_id()
-    tip = repo.state_tip()
+    tip = repo.state_tip(ref)
     accepted = [c.proposal for c in plan_.checks if c.ok]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
@@ -500,7 +503,7 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
         return Draft(episode=episode, changes=edits, attachments=attachments)
 
     def record() -> Committed:
-        committed = commit_episode(repo, operation)
+        committed = commit_episode(repo, operation, ref=ref)
         assert committed is not None
         return committed
 
@@ -510,7 +513,14 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
         return worktree_form(read_raw(repo, fp.path), fp.before, fp.after)
 
     changes = [Change(fp.path, on_disk(fp), partial(unchanged, fp)) for fp in changed]
-    return write_all(repo, changes, episode=episode_id, tip=tip, record=record)
+    try:
+        return write_all(repo, changes, episode=episode_id, tip=tip, record=record, ref=ref)
+    except HeadMovedError as exc:
+        raise StaleError(
+            f"HEAD moved from branch {exc.started} to {exc.now_named} while tm accept was"
+            f" writing (a `git switch`?): the accept was rolled back, the files it wrote have"
+            f" their text back and its proposals are still pending on {exc.started}"
+        ) from None
 
 
 def accept(
@@ -521,12 +531,13 @@ def accept(
     overwrite_stale: set[str] | None = None,
     allow_delete: bool = False,
 ) -> AcceptResult:
+    ref = repo.state_ref  # the ledger this accept belongs to, whatever HEAD does meanwhile
     view = current(repo)
     chosen = select(view, refs, every)
     p = plan(repo, view, chosen, overwrite_stale=overwrite_stale, allow_delete=allow_delete)
     if not any(c.ok for c in p.checks):
         return AcceptResult(p, None)
-    return AcceptResult(p, apply(repo, p))
+    return AcceptResult(p, apply(repo, p, ref))
 
 
 def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:

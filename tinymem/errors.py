@@ -88,6 +88,23 @@ class StaleError(TinymemError):
     exit_code = 12
 
 
+class HeadMovedError(StaleError):
+    """HEAD named another branch (a `git switch`) before an operation could record on the
+    branch it started on: its ledger ref is the one it read at its start."""
+
+    def __init__(self, started: str, now: str | None) -> None:
+        self.started = started
+        self.now = now
+        super().__init__(
+            f"HEAD moved from branch {started} to {self.now_named} during the operation;"
+            " nothing was recorded"
+        )
+
+    @property
+    def now_named(self) -> str:
+        return "a detached HEAD" if self.now is None else f"branch {self.now}"
+
+
 class CorruptStateError(TinymemError):
     """The stored state is unreadable or inconsistent (a ref, an object, a JSON record)."""
 
@@ -115,7 +132,11 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (9, "the model's reply was empty, oversized or unusable"),
     (10, "other tm error"),
     (11, "a path is unsafe: outside the repository, through a symlink, or inside .git/"),
-    (12, "the working tree changed during the operation; nothing was written"),
+    (
+        12,
+        "the working tree changed during the operation, or HEAD moved to another branch;"
+        " nothing was written",
+    ),
     (13, "the stored tm state is corrupt or inconsistent"),
     (130, "interrupted"),
 )

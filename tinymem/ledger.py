@@ -23,8 +23,14 @@ from typing import Any
 
 import pygit2
 
-from tinymem.branches.refs import branch_of_ref, head_commit
-from tinymem.errors import ConcurrencyError, CorruptStateError, NotInitializedError, UsageError
+from tinymem.branches.refs import branch_of_ref, current_branch, head_commit
+from tinymem.errors import (
+    ConcurrencyError,
+    CorruptStateError,
+    HeadMovedError,
+    NotInitializedError,
+    UsageError,
+)
 from tinymem.gitobjects import MODE_BLOB, MODE_TREE, ObjectWriter, TreeChanges, edit_tree
 from tinymem.jsontext import quoted, quoted_or_null
 from tinymem.notices import emit
@@ -244,15 +250,20 @@ def commit_episode(
     *,
     start: str | None = None,
     merged: str | None = None,
+    ref: str | None = None,
 ) -> Committed | None:
     """Run `operation` against the tip of the current branch's ledger and commit its draft;
     retry when the tip moves.
 
     `start`: the ledger commit a branch with no ledger yet starts from (its first parent).
     `merged`: a second parent (another ledger of the same branch, `tm merge-ledger`).
+    `ref`: the ledger ref the caller read when it started (an accept, whose files were
+    written for that branch): committed to only while HEAD still selects it, checked right
+    before the ref moves; HeadMovedError when HEAD names another branch by then.
     Returns None when the operation had nothing to record.
     """
-    ref = repo.state_ref  # once: a `git switch` meanwhile must not split the episode
+    pinned = ref is not None
+    ref = ref or repo.state_ref  # once: a `git switch` meanwhile must not split the episode
     sig = repo.signature()
     for attempt in range(MAX_ATTEMPTS):
         tip = repo.state_tip(ref)
@@ -296,6 +307,8 @@ def commit_episode(
         message = episode_message(episode)
         parents = [pygit2.Oid(hex=p) for p in (base, merged) if p is not None]
         with updating(repo):
+            if pinned:
+                _still_selected(repo, ref)
             try:
                 commit = _commit(repo, ref, tip, sig, message, tree, parents)
             except (pygit2.GitError, OSError, ValueError) as exc:
@@ -320,6 +333,15 @@ def commit_episode(
     raise ConcurrencyError(
         f"{ref} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy, try again"
     )
+
+
+def _still_selected(repo: Repo, ref: str) -> None:
+    """Refuse when HEAD no longer selects `ref`: the work tree is another branch's now, and
+    an episode about it belongs in neither ledger."""
+    now = current_branch(repo.git)
+    started = branch_of_ref(ref) or ref
+    if now != started:
+        raise HeadMovedError(started, now)
 
 
 def episode_message(episode: Episode) -> str:

@@ -7,6 +7,7 @@ start-up path of `tm` (shell completion re-runs `tm` on every TAB).
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,10 +55,48 @@ def endpoint_name(model: str, api_base: str | None) -> str:
     return f"the default endpoint of {model.split('/', 1)[0]}"
 
 
+_UNDECODABLE = re.compile(r"can't decode bytes? (?:0x[0-9a-f]{2}|in position)[^:]*")
+
+
+def _not_text(exc: BaseException) -> str | None:
+    """What was not UTF-8 when the call failed on such bytes (a UnicodeError in the chain of
+    causes, or litellm's rewording of one: it keeps the message, not always the cause)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, UnicodeError):
+            return str(at)
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    found = _UNDECODABLE.search(str(exc))
+    return None if found is None else found.group(0)
+
+
+def _text_piece(piece: str, model: str, where: str) -> str:
+    """`piece` when it is text tm can print and store. JSON can spell a lone UTF-16
+    surrogate (`"\\ud83d"`, half a character; an escaped pair arrives joined), which no UTF-8
+    encoder takes: the reply is unusable, not the endpoint unreachable."""
+    try:
+        piece.encode()
+    except UnicodeEncodeError as exc:
+        code = ord(piece[exc.start])
+        raise ModelReplyError(
+            f"the reply from {model} at {where} holds a lone UTF-16 surrogate (U+{code:04X},"
+            " half of a character), which is not text; the model server sent a broken reply"
+        ) from None
+    return piece
+
+
 def _translate(exc: Exception, model: str, api_base: str | None, timeout: float) -> ModelError:
     where = endpoint_name(model, api_base)
     name = type(exc).__name__
     text = redact(" ".join(str(exc).split()), api_base)[:200]
+    undecodable = _not_text(exc)
+    if undecodable is not None:
+        return ModelReplyError(
+            f"the reply from {model} at {where} is not UTF-8 text ({undecodable}); the model"
+            " server sent a broken reply"
+        )
     if name in ("Timeout", "APITimeoutError") or "timed out" in text.lower():
         return ModelTimeoutError(
             f"the model {model} at {where} did not answer within {timeout:g} s;"
@@ -131,6 +170,7 @@ def call(
             piece = getattr(delta, "content", None) if delta is not None else None
             if not piece:
                 continue
+            piece = _text_piece(piece, model, endpoint_name(model, api_base))
             if first is None:
                 first = time.monotonic() - start
             parts.append(piece)

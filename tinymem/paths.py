@@ -18,7 +18,25 @@ import unicodedata
 
 from tinymem.errors import UnsafePathError
 
-__all__ = ["is_dotgit_component", "is_placeholder_path", "repo_relative"]
+__all__ = [
+    "MAX_COMPONENTS",
+    "MAX_NAME_BYTES",
+    "MAX_PATH_BYTES",
+    "is_dotgit_component",
+    "is_placeholder_path",
+    "names_directory",
+    "repo_relative",
+]
+
+# The longest path tm writes or records, checked before anything is written: deeper paths
+# crash the recording (trees are built recursively, and Python's recursion limit is ~1,000)
+# after the directories and the file were already on disk. Generous for real repositories
+# (the deepest seldom pass 30 components): 255 bytes a name and 4,095 a path are Linux's
+# NAME_MAX and PATH_MAX less its NUL (what git itself can check out), and 256 components is
+# far below both git's core.maxTreeDepth (2,048 or more) and where recording fails (~900).
+MAX_COMPONENTS = 256
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 4095
 
 # Only these are stripped from the ends: `str.strip()` would also eat \x1c-\x1f, which are
 # control characters we want to refuse, not silently drop.
@@ -60,6 +78,28 @@ def _components(candidate: str) -> list[str]:
     """Split on `/` and `\\`, dropping empty (duplicate slashes) and `.` components."""
     unified = candidate.replace("\\", "/")
     return [part for part in unified.split("/") if part not in ("", ".")]
+
+
+def _check_size(candidate: str, parts: list[str]) -> None:
+    limits = (
+        f"tm takes paths of at most {MAX_COMPONENTS} components, {MAX_PATH_BYTES:,} bytes"
+        f" and {MAX_NAME_BYTES} bytes a name"
+    )
+    if len(parts) > MAX_COMPONENTS:
+        raise _refuse(candidate, f"it is {len(parts):,} components deep; {limits}")
+    size = sum(len(part.encode()) for part in parts) + len(parts) - 1
+    if size > MAX_PATH_BYTES:
+        raise _refuse(candidate, f"it is {size:,} bytes long; {limits}")
+    longest = max(parts, key=lambda part: len(part.encode()))
+    if len(longest.encode()) > MAX_NAME_BYTES:
+        raise _refuse(candidate, f"a name in it is {len(longest.encode())} bytes long; {limits}")
+
+
+def names_directory(candidate: str) -> bool:
+    """Whether `candidate` ends in a separator, `.` or `..` (`src/`, `a.py/.`): a directory,
+    which `repo_relative`'s normalisation would turn into a file's path."""
+    last = candidate.strip(_EDGE_WHITESPACE).replace("\\", "/").rsplit("/", 1)[-1]
+    return last in ("", ".", "..")
 
 
 def _check_symlinks(workdir: str, parts: list[str], candidate: str) -> None:
@@ -153,8 +193,10 @@ def repo_relative(workdir: str, candidate: str) -> str:
     URLs, and it would collide with the `path::symbol` key separator), any `..` component or a
     component made only of dots and spaces (Windows reads `...` and `.. ` as `..`), any `.git`
     component or alias (`.GIT`, `.git.`, `.git `, `git~1`, `.git::$INDEX_ALLOCATION`), the work
-    tree root itself, an existing symlink prefix that resolves outside the work tree, into
-    `.git/`, or nowhere (loop), and a path inside a submodule or nested repository.
+    tree root itself, a path longer than `MAX_COMPONENTS` components, `MAX_PATH_BYTES` bytes
+    or with a name over `MAX_NAME_BYTES` bytes, an existing symlink prefix that resolves
+    outside the work tree, into `.git/`, or nowhere (loop), and a path inside a submodule or
+    nested repository.
     """
     if not isinstance(candidate, str):
         raise _refuse(repr(candidate), "it is not text")
@@ -177,6 +219,7 @@ def repo_relative(workdir: str, candidate: str) -> str:
         raise _refuse(candidate, "it names the work tree root, not a file")
     if parts[0].startswith("~"):
         raise _refuse(candidate, "it starts with '~' (a home directory)")
+    _check_size(candidate, parts)
     for part in parts:
         if part == "..":
             raise _refuse(candidate, "it contains '..'; paths must stay inside the repository")

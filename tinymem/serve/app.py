@@ -15,13 +15,13 @@ from typing import Any
 from aiohttp import web
 
 from tinymem.errors import TinymemError
-from tinymem.serve import views
+from tinymem.serve import console, views
 from tinymem.serve.chat import ServeSettings
 from tinymem.serve.completions import SETTINGS, completions
 from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.guard import Access, refusal
 from tinymem.serve.lifecycle import FLIGHTS, Flights
-from tinymem.serve.request import json_body
+from tinymem.serve.request import ClientGone, json_body
 
 __all__ = ["MAX_BODY", "SETTINGS", "make_app"]
 
@@ -72,6 +72,9 @@ async def _answered(request: web.Request, handler: Handler) -> web.StreamRespons
         return await handler(request)
     except TinymemError as exc:
         return _error(str(exc), status_for(exc))
+    except ClientGone as exc:
+        console.say(str(exc))
+        return _error(str(exc), 400)  # to no one: the connection is closed
     except web.HTTPException as exc:
         if exc.status < 400:
             raise  # not an error (aiohttp's redirects)

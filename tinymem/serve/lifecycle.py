@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from aiohttp import web
 
 from tinymem.errors import UsageError
+from tinymem.serve import console
 
 __all__ = ["FLIGHTS", "Flights", "run"]
 
@@ -74,6 +75,7 @@ def run(app: web.Application, host: str, port: int, announce: Callable[[int], st
     """Serve `app` until SIGINT or SIGTERM. `announce(port)` is the line printed once the
     port is bound (the real one, also for --port 0); a port that cannot be bound is a
     UsageError and nothing is announced."""
+    console.install()
     asyncio.run(_serve(app, host, port, announce))
     _say("tm serve: stopped")
 

@@ -13,16 +13,36 @@ from aiohttp import web
 
 from tinymem.errors import UsageError
 
-__all__ = ["json_body", "lone_surrogate"]
+__all__ = ["MAX_DEPTH", "ClientGone", "json_body", "lone_surrogate", "too_deep"]
+
+# Arrays and objects inside one another. An OpenAI request is ~5 deep and a tool's JSON
+# schema seldom passes 20; nesting near the recursion limit (~1,000) is refused by json.loads
+# with a RecursionError, or read and then met by every recursive step after it.
+MAX_DEPTH = 100
+_TOO_DEEP = f"the request body nests arrays and objects more than {MAX_DEPTH} deep"
+
+
+class ClientGone(Exception):
+    """The client hung up before its whole request body arrived: there is no one to answer,
+    and nothing was done."""
 
 
 async def json_body(request: web.Request) -> Any:
     try:
         doc = await request.json()
+    except ConnectionResetError:  # aiohttp's "Connection lost" mid-body
+        raise ClientGone(
+            f"a client hung up before sending its whole request ({request.method}"
+            f" {request.path}); nothing was done"
+        ) from None
     except UnicodeDecodeError:
         raise UsageError("the request body is not UTF-8 text") from None
     except ValueError:
         raise UsageError("the request body is not JSON") from None
+    except RecursionError:
+        raise UsageError(_TOO_DEEP) from None
+    if too_deep(doc):
+        raise UsageError(_TOO_DEEP)
     where = lone_surrogate(doc)
     if where is not None:
         raise UsageError(
@@ -60,3 +80,20 @@ def lone_surrogate(doc: Any) -> str | None:
             for index in reversed(range(len(value))):
                 stack.append((f"{where}[{index}]", value[index]))
     return None
+
+
+def too_deep(doc: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects nest in `doc` more than `limit` deep (iterative, as above)."""
+    stack: list[tuple[int, Any]] = [(0, doc)]
+    while stack:
+        depth, value = stack.pop()
+        if isinstance(value, dict):
+            items: Any = value.values()
+        elif isinstance(value, list):
+            items = value
+        else:
+            continue
+        if depth == limit:
+            return True
+        stack.extend((depth + 1, item) for item in items)
+    return False

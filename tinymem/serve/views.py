@@ -11,7 +11,7 @@ from typing import Any
 from tinymem import __version__
 from tinymem import config as cfg
 from tinymem.errors import UsageError
-from tinymem.paths import repo_relative
+from tinymem.paths import names_directory, repo_relative
 from tinymem.repository import Repo, open_repo
 from tinymem.serve.chat import ServeSettings
 from tinymem.serve.errors import NotFound
@@ -113,6 +113,9 @@ def user_code(settings: ServeSettings, body: Any) -> dict[str, Any]:
     path, content = body.get("path"), body.get("content")
     if not isinstance(path, str) or not path.strip() or not isinstance(content, str):
         raise UsageError('the request needs a JSON body {"path": ..., "content": ...}')
+    if names_directory(path):
+        # As `tm adopt --path` refuses it: normalised away, `src/app.py/` would write a file.
+        raise UsageError(f"path must name a file; {path!r} names a directory")
     repo = open_repo(settings.workdir)
     rel = repo_relative(repo.workdir, path)  # refuses `..`, absolute paths, `.git/`
     result = adopt_content(repo, os.path.join(repo.workdir, rel), content.encode())

@@ -78,9 +78,11 @@ def write_all(
     tip: str | None,
     record: Callable[[], T],
     kind: str = "accept",
+    ref: str | None = None,
 ) -> T:
-    """Write every change or none, then `record` (the ledger commit); see the module doc.
-    `kind` names the command in the intent record (what recovery tells the user)."""
+    """Write every change or none, then `record` (the ledger commit to `ref`, default the
+    current branch's); see the module doc. `kind` names the command in the intent record
+    (what recovery tells the user)."""
     with journal.held(repo, wait=True):
         writer = ObjectWriter(repo.git)
         files = []
@@ -99,7 +101,7 @@ def write_all(
             tip=tip,
             tag=f"tm-{episode}",
             files=files,
-            ref=repo.state_ref,
+            ref=ref or repo.state_ref,
             kind=kind,
         )
         journal.write(repo, intent)
