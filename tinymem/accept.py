@@ -4,7 +4,8 @@ Order of the gates for each proposal (each result is reported):
   A    structural proof: CONFIRMED, the merged file parses with no ERROR/MISSING node, no
        live symbol lost (unless the proposal removes it: a DELETE line, or a diff or
        SEARCH/REPLACE block that takes it out, with --allow-delete), no collapse of the syntax
-       tree;
+       tree, of the file nor of any definition (`edits/fragments.py`: only a diff or
+       SEARCH/REPLACE block removes most of a body, with --allow-delete);
   ETV  every target's working-tree text still equals the base the model wrote against
        (or the user named it with --overwrite-stale: the disk text is stored first);
   B    the user's accept is the authority.
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, replace
+from collections.abc import Set as AbstractSet
 from functools import partial
 
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem, write_problem
+from tinymem.edits.fragments import fragment_reason, shrunk, shrunk_in_file
 from tinymem.edits.splice import (
     Replacement,
     SpliceError,
@@ -81,6 +84,9 @@ class Plan:
     # Entity keys (a whole file: its path) changed by proposals that passed earlier in this
     # run -> the proposal: a later one changing them too conflicts, it is not STALE.
     changed_by: dict[str, str] = field(default_factory=dict)
+    # Entity keys deleted by proposals that passed earlier in this run: a later proposal of
+    # the same file no longer has them to lose.
+    deleted: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -272,7 +278,8 @@ def _check_one(
     except UsageError as exc:
         check.gates.append(GateResult("A", False, str(exc)))
         return
-    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete)
+    gone = {n for n in live if entity_key(path, n) in plan_.deleted}
+    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete, gone)
     if conflicts and gate_a is None:
         earlier = sorted({plan_.changed_by[k] for k in conflicts})
         gate_a = (
@@ -298,6 +305,8 @@ def _check_one(
         fp.after = new_text
         for e in p.entities:
             plan_.changed_by[entity_key(path, e.symbol)] = p.id
+            if e.op == "delete" and allow_delete:
+                plan_.deleted.add(entity_key(path, e.symbol))
         if whole:
             plan_.changed_by[path] = p.id
 
@@ -361,7 +370,8 @@ def _complete_symbols(
         members = {n for n in live if n.startswith(r.name + ".")}
         elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
         stubbed = r.name in now and placeholder_members(path, now[r.name], r.text)
-        if elided or stubbed or not members <= given:
+        cut = r.name in now and shrunk(path, {r.name: now[r.name]}, {r.name: r.text})
+        if elided or stubbed or cut or not members <= given:
             skipped.append(r.name)
         else:
             keep.append(r)
@@ -378,7 +388,10 @@ def _gate_a(
     live: dict[str, EntityRecord],
     p: Proposal,
     allow_delete: bool,
+    gone: AbstractSet[str] = frozenset(),
 ) -> str | None:
+    """Why the merged text `after` may not be written, or None. `gone`: definitions of the
+    file that proposals accepted earlier in this run delete."""
     if after is None:
         return None if (p.kind == "delete" and allow_delete) else "the file would be removed"
     kind_problem = write_problem(path, before, after)
@@ -391,7 +404,7 @@ def _gate_a(
     if not syn.clean:
         return f"the merged file does not parse: {syn.reason}"
     removes = {e.symbol for e in p.entities if e.op == "delete"}
-    deleted = removes if allow_delete else set()
+    deleted = (removes if allow_delete else set()) | gone
     now = {s.name for s in extract(path, after).symbols}
     lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
     if lost:
@@ -400,6 +413,17 @@ def _gate_a(
         old_nodes = analyze(lang, before).node_count
         if old_nodes and syn.node_count * 2 < old_nodes:
             return f"syntax tree collapsed ({syn.node_count} nodes, was {old_nodes})"
+        # Parity per definition (`fragments.py`): only a diff or SEARCH/REPLACE block removes
+        # most of a body, and only with --allow-delete.
+        cuts = shrunk_in_file(path, before, after)
+        if cuts and p.format == "code":
+            return fragment_reason(cuts[0])
+        if cuts and not allow_delete:
+            return (
+                f"{cuts[0].name} would lose most of its body ({cuts[0].nodes} syntax nodes where"
+                f" the file has {cuts[0].was}): the reply removes those lines; accept with"
+                " --allow-delete to remove them"
+            )
     return None
 
 

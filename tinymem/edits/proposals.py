@@ -23,6 +23,12 @@ from tinymem.edits.alignment import Alignment, Evidence
 from tinymem.edits.changes import changes_between
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem
+from tinymem.edits.fragments import (
+    Shrink,
+    fragment_reason,
+    shrunk,
+    shrunk_in_file,
+)
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
 from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
@@ -340,6 +346,12 @@ def _file_proposal(
     if gate_a == "pass":
         given = {t.name: texts.get(t.name, t.text) for t in aligned.targets if t.name in live}
         gate_a = _placeholder_problem(ctx.view, path, live, given) or gate_a
+        if kind == "symbols" and gate_a == "pass":
+            # Parity per definition (`fragments.py`), on the texts as they would sit in the
+            # file, against the file's own.
+            old = {n: ctx.view.blob(live[n].artifact) for n in given}
+            cut = next(iter(shrunk(path, old, given)), None)
+            gate_a = fragment_reason(cut) if cut is not None else gate_a
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.seen)
@@ -414,6 +426,7 @@ def _edit_proposal(
         format=block.format,
     )
     texts: dict[str, bytes] = {}
+    cuts: list[Shrink] = []  # definitions it leaves with most of their body removed
     readable = refused is None
     if patched.problem is None and before is not None and readable:
         found = changes_between(path, before, after)
@@ -437,6 +450,13 @@ def _edit_proposal(
             p.notes.append(
                 "it removes " + ", ".join(found.removed) + ": accepting needs --allow-delete"
             )
+        cuts = shrunk_in_file(path, before, after)
+        if cuts:
+            p.notes.append(
+                "it removes most of "
+                + ", ".join(c.name for c in cuts)
+                + ": accepting needs --allow-delete"
+            )
     elif patched.problem is None:
         for sym in extract(path, after).symbols:
             if sym.parent is None:
@@ -453,7 +473,7 @@ def _edit_proposal(
         p, language=language, problem=problem, texts=texts, block=after, before=before
     )
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
-    deleting = any(e.op == "delete" for e in p.entities)
+    deleting = any(e.op == "delete" for e in p.entities) or bool(cuts)
     p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)
     return p
 
