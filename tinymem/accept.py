@@ -16,8 +16,8 @@ editor saving in between aborts the whole accept and restores what was already r
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, replace
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tinymem.edits.elisions import find_elisions
@@ -87,6 +87,9 @@ class Plan:
     # Entity keys deleted by proposals that passed earlier in this run: a later proposal of
     # the same file no longer has them to lose.
     deleted: set[str] = field(default_factory=set)
+    # What a passing proposal changes (`_change_key`) -> its id: an identical one (the same
+    # thing asked twice) is the same change, written once.
+    changes: dict[tuple[object, ...], str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -164,9 +167,24 @@ def plan(
             before, oid = _disk(repo, p.path)
             fp = FilePlan(p.path, before, oid, before)
             result.files[p.path] = fp
+        earlier = result.changes.get(_change_key(p))
+        done = None if earlier is not None else _already_applied(view, p, fp)
+        if earlier is not None or done is not None:
+            check.notes.append(
+                f"the same change as {earlier}, accepted in this run: written once"
+                if earlier is not None
+                else f"already applied by {done}: its change is in the file, nothing to write"
+            )
+            check.gates += [
+                GateResult("A", True, "pass"),
+                GateResult("ETV", True, "pass"),
+                GateResult("B", True, "accepted by the user"),
+            ]
+            continue
         _check_one(view, check, fp, overwrite, allow_delete, result)
         if check.ok:
             fp.proposals.append(p.id)
+            result.changes.setdefault(_change_key(p), p.id)
     # A file is written only if every proposal touching it passed: never half a proposal set.
     # What passed for such a file is held back, pending, and said so: recorded as accepted it
     # would leave the pending set without ever being written.
@@ -188,6 +206,40 @@ def plan(
             fp.after = fp.before
             fp.proposals.clear()
     return result
+
+
+def _change_key(p: Proposal) -> tuple[object, ...]:
+    """What a proposal changes: two proposals with one key write the same text."""
+    whole = p.kind in ("whole-file", "new-file") or any(e.symbol == FILE_SYMBOL for e in p.entities)
+    entities = sorted((e.symbol, e.op, e.artifact or "", e.base or "") for e in p.entities)
+    return (p.path, p.kind, p.block if whole else None, tuple(entities))
+
+
+def _already_applied(view: StateView, p: Proposal, fp: FilePlan) -> str | None:
+    """The episode that already put this proposal's change in the file (the State Map's
+    record and the disk both hold its text), or None. Asked twice, the same change is
+    proposed twice; accepting one leaves the other nothing to do, which is no error."""
+    if p.kind not in ("symbols", "whole-file") or p.path is None or fp.after is None:
+        return None
+    if not p.entities or any(e.op not in ("modify", "add") or not e.artifact for e in p.entities):
+        return None
+    meta = view.meta(p.path)
+    if meta is None or meta.deleted:
+        return None
+    if p.kind == "whole-file" and blob_id(fp.after) != p.block:
+        return None
+    disk = {s.name: blob_id(fp.after[s.start : s.end]) for s in extract(p.path, fp.after).symbols}
+    episodes = []
+    for e in p.entities:
+        rec = meta.entities.get(e.symbol)
+        if rec is None or rec.state is not State.AUTHORITATIVE or rec.artifact != e.artifact:
+            return None
+        if e.symbol != FILE_SYMBOL and disk.get(e.symbol) != e.artifact:
+            return None
+        if e.symbol == FILE_SYMBOL and blob_id(fp.after) != e.artifact:
+            return None
+        episodes.append(rec.episode)
+    return episodes[0]
 
 
 def _check_one(

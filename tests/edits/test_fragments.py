@@ -44,7 +44,9 @@ def _build(repo: Path, reply: str, shown: tuple[tuple[str, str], ...] = ()) -> O
         assert meta is not None
         hydrated[entity_key(file, name)] = meta.entities[name].artifact
     writer = ObjectWriter(handle.git)
-    out = build(view, writer, handle.workdir, parse_reply(reply), verify(handle, view), hydrated, "t")
+    out = build(
+        view, writer, handle.workdir, parse_reply(reply), verify(handle, view), hydrated, "t"
+    )
     writer.flush()
     return out
 
@@ -127,7 +129,7 @@ def test_a_body_continuation_with_no_header_is_never_placed(repo: Path) -> None:
 def test_a_moderately_shorter_rewrite_still_lands(repo: Path) -> None:
     sym = _symbol(CLICK, "_make_default_short_help")
     text = (CODE / CLICK).read_bytes()[sym.start : sym.end].decode()
-    head, _, rest = text.partition('    """\n')  # keep the header and docstring
+    head, _, _rest = text.partition('    """\n')  # keep the header and docstring
     body = (
         '    words = help.split("\\n\\n", 1)[0].split()\n'
         '    if words and words[0] == "\\b":\n'

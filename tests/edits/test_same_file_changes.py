@@ -51,9 +51,7 @@ def _proposals(repo: Path) -> list[Proposal]:
 
 
 @pytest.mark.parametrize("order", ["add first", "delete first"])
-def test_an_added_function_and_a_deleted_one_are_accepted_together(
-    repo: Path, order: str
-) -> None:
+def test_an_added_function_and_a_deleted_one_are_accepted_together(repo: Path, order: str) -> None:
     # Delete first, today's accept found make_str "lost" by the other proposal (the State
     # Map still had it), blocked it, and so held the deletion back too.
     proposals = sorted(_proposals(repo), key=lambda p: p.kind != "delete")
