@@ -179,9 +179,8 @@ def _functions() -> list[tuple[str, Symbol]]:
         data = (CODE / file).read_bytes()
         for s in extract(file, data).symbols:
             text = data[s.start : s.end]
-            if s.kind in ("function", "method") and analyze(language, text).node_count >= (
-                2 * MIN_NODES
-            ):
+            # Below MIN_NODES a rewrite to a few lines is an ordinary edit (`fragments.py`).
+            if s.kind in ("function", "method") and analyze(language, text).node_count >= MIN_NODES:
                 out.append((file, s))
     return out
 
