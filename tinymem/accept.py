@@ -223,6 +223,8 @@ def _already_applied(view: StateView, p: Proposal, fp: FilePlan) -> str | None:
         return None
     if not p.entities or any(e.op not in ("modify", "add") or not e.artifact for e in p.entities):
         return None
+    if all(e.artifact == e.base for e in p.entities):
+        return None  # it changes nothing: nothing to have applied
     meta = view.meta(p.path)
     if meta is None or meta.deleted:
         return None

@@ -235,7 +235,7 @@ def _without_path_comment(block: Block, path: str, before: bytes | None) -> Bloc
     named = comment_path(lines[first])
     if named is None:
         return block
-    label = named[0].lstrip("./")
+    label = named[0].removeprefix("./")
     if not (label == path or path.endswith("/" + label) or label.endswith("/" + path)):
         return block
     if before is not None and before.split(b"\n", 1)[0].strip() == lines[first].strip().encode():
