@@ -5,7 +5,7 @@ wrong code, per reply shape and language. Target: 0 wrong.
 Two sources, both against files of public projects no one here wrote
 (`tests/data/realcode/`, see SOURCES.md there):
 
-1. the reply corpus (`tests/edits/data/realreplies/`, 60 replies in nine languages, written
+1. the reply corpus (`tests/edits/data/realreplies/`, 85 replies in nine languages, written
    the way small models write them; see tests/edits/realcorpus.py): judged by its effects
    through the real pipeline (proposals built on a real State Map, then the accept plan):
    "applied" (every expected effect, nothing else), "blocked" (nothing would be written) or
@@ -19,7 +19,7 @@ Two sources, both against files of public projects no one here wrote
    re-indented), "blocked", or "wrong".
 
 Nothing is timed. Usage:
-  .venv/bin/python bench/bench_edits.py [--members 12] [--seed 1] [--out FILE]
+  .venv/bin/python bench/bench_edits.py [--members 12] [--seed 1] [--corpus-only] [--out FILE]
 """
 
 from __future__ import annotations
@@ -93,23 +93,36 @@ def render(title: str, table: Table, columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def by_language(table: Table) -> Table:
+    """The same verdicts summed per language (every shape)."""
+    out: Table = collections.defaultdict(collections.Counter)
+    for (_shape, language), counts in table.items():
+        out[("(every shape)", language)].update(counts)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--members", type=int, default=12, help="members drawn per corpus file")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--corpus-only", action="store_true", help="skip the generated edits")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "bench_edits.json")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="tm-edits-") as tmp:
         base = Path(tmp)
         corpus_table, corpus_wrong = corpus(base)
-        gen_table, gen_wrong = generated(base, args.members, args.seed)
-    print(
-        render("Reply corpus", corpus_table, ["applied", "blocked as expected", "blocked", "wrong"])
-    )
+        gen_table, gen_wrong = (
+            ({}, []) if args.corpus_only else generated(base, args.members, args.seed)
+        )
+    columns = ["applied", "blocked as expected", "blocked", "wrong"]
+    print(render("Reply corpus", corpus_table, columns))
     print()
-    print(render("Generated edits", gen_table, ["applied", "blocked", "wrong"]))
+    print(render("Reply corpus per language", by_language(corpus_table), columns))
+    if not args.corpus_only:
+        print()
+        print(render("Generated edits", gen_table, ["applied", "blocked", "wrong"]))
     for line in corpus_wrong + gen_wrong:
         print("WRONG:", line)
     report: dict[str, Any] = {

@@ -4,7 +4,8 @@ Order of the gates for each proposal (each result is reported):
   A    structural proof: CONFIRMED, the merged file parses with no ERROR/MISSING node, no
        live symbol lost (unless the proposal removes it: a DELETE line, or a diff or
        SEARCH/REPLACE block that takes it out, with --allow-delete), no collapse of the syntax
-       tree;
+       tree, of the file nor of any definition (`edits/fragments.py`: only a diff or
+       SEARCH/REPLACE block removes most of a body, with --allow-delete);
   ETV  every target's working-tree text still equals the base the model wrote against
        (or the user named it with --overwrite-stale: the disk text is stored first);
   B    the user's accept is the authority.
@@ -15,11 +16,13 @@ editor saving in between aborts the whole accept and restores what was already r
 from __future__ import annotations
 
 import difflib
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem, write_problem
+from tinymem.edits.fragments import fragment_reason, shrunk, shrunk_in_file
 from tinymem.edits.splice import (
     Replacement,
     SpliceError,
@@ -81,6 +84,12 @@ class Plan:
     # Entity keys (a whole file: its path) changed by proposals that passed earlier in this
     # run -> the proposal: a later one changing them too conflicts, it is not STALE.
     changed_by: dict[str, str] = field(default_factory=dict)
+    # Entity keys deleted by proposals that passed earlier in this run: a later proposal of
+    # the same file no longer has them to lose.
+    deleted: set[str] = field(default_factory=set)
+    # What a passing proposal changes (`_change_key`) -> its id: an identical one (the same
+    # thing asked twice) is the same change, written once.
+    changes: dict[tuple[object, ...], str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -158,9 +167,24 @@ def plan(
             before, oid = _disk(repo, p.path)
             fp = FilePlan(p.path, before, oid, before)
             result.files[p.path] = fp
+        earlier = result.changes.get(_change_key(p))
+        done = None if earlier is not None else _already_applied(view, p, fp)
+        if earlier is not None or done is not None:
+            check.notes.append(
+                f"the same change as {earlier}, accepted in this run: written once"
+                if earlier is not None
+                else f"already applied by {done}: its change is in the file, nothing to write"
+            )
+            check.gates += [
+                GateResult("A", True, "pass"),
+                GateResult("ETV", True, "pass"),
+                GateResult("B", True, "accepted by the user"),
+            ]
+            continue
         _check_one(view, check, fp, overwrite, allow_delete, result)
         if check.ok:
             fp.proposals.append(p.id)
+            result.changes.setdefault(_change_key(p), p.id)
     # A file is written only if every proposal touching it passed: never half a proposal set.
     # What passed for such a file is held back, pending, and said so: recorded as accepted it
     # would leave the pending set without ever being written.
@@ -182,6 +206,42 @@ def plan(
             fp.after = fp.before
             fp.proposals.clear()
     return result
+
+
+def _change_key(p: Proposal) -> tuple[object, ...]:
+    """What a proposal changes: two proposals with one key write the same text."""
+    whole = p.kind in ("whole-file", "new-file") or any(e.symbol == FILE_SYMBOL for e in p.entities)
+    entities = sorted((e.symbol, e.op, e.artifact or "", e.base or "") for e in p.entities)
+    return (p.path, p.kind, p.block if whole else None, tuple(entities))
+
+
+def _already_applied(view: StateView, p: Proposal, fp: FilePlan) -> str | None:
+    """The episode that already put this proposal's change in the file (the State Map's
+    record and the disk both hold its text), or None. Asked twice, the same change is
+    proposed twice; accepting one leaves the other nothing to do, which is no error."""
+    if p.kind not in ("symbols", "whole-file") or p.path is None or fp.after is None:
+        return None
+    if not p.entities or any(e.op not in ("modify", "add") or not e.artifact for e in p.entities):
+        return None
+    if all(e.artifact == e.base for e in p.entities):
+        return None  # it changes nothing: nothing to have applied
+    meta = view.meta(p.path)
+    if meta is None or meta.deleted:
+        return None
+    if p.kind == "whole-file" and blob_id(fp.after) != p.block:
+        return None
+    disk = {s.name: blob_id(fp.after[s.start : s.end]) for s in extract(p.path, fp.after).symbols}
+    episodes = []
+    for e in p.entities:
+        rec = meta.entities.get(e.symbol)
+        if rec is None or rec.state is not State.AUTHORITATIVE or rec.artifact != e.artifact:
+            return None
+        if e.symbol != FILE_SYMBOL and disk.get(e.symbol) != e.artifact:
+            return None
+        if e.symbol == FILE_SYMBOL and blob_id(fp.after) != e.artifact:
+            return None
+        episodes.append(rec.episode)
+    return episodes[0]
 
 
 def _check_one(
@@ -272,7 +332,8 @@ def _check_one(
     except UsageError as exc:
         check.gates.append(GateResult("A", False, str(exc)))
         return
-    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete)
+    gone = {n for n in live if entity_key(path, n) in plan_.deleted}
+    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete, gone)
     if conflicts and gate_a is None:
         earlier = sorted({plan_.changed_by[k] for k in conflicts})
         gate_a = (
@@ -298,6 +359,8 @@ def _check_one(
         fp.after = new_text
         for e in p.entities:
             plan_.changed_by[entity_key(path, e.symbol)] = p.id
+            if e.op == "delete" and allow_delete:
+                plan_.deleted.add(entity_key(path, e.symbol))
         if whole:
             plan_.changed_by[path] = p.id
 
@@ -361,7 +424,8 @@ def _complete_symbols(
         members = {n for n in live if n.startswith(r.name + ".")}
         elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
         stubbed = r.name in now and placeholder_members(path, now[r.name], r.text)
-        if elided or stubbed or not members <= given:
+        cut = r.name in now and shrunk(path, {r.name: now[r.name]}, {r.name: r.text})
+        if elided or stubbed or cut or not members <= given:
             skipped.append(r.name)
         else:
             keep.append(r)
@@ -378,7 +442,10 @@ def _gate_a(
     live: dict[str, EntityRecord],
     p: Proposal,
     allow_delete: bool,
+    gone: AbstractSet[str] = frozenset(),
 ) -> str | None:
+    """Why the merged text `after` may not be written, or None. `gone`: definitions of the
+    file that proposals accepted earlier in this run delete."""
     if after is None:
         return None if (p.kind == "delete" and allow_delete) else "the file would be removed"
     kind_problem = write_problem(path, before, after)
@@ -391,7 +458,7 @@ def _gate_a(
     if not syn.clean:
         return f"the merged file does not parse: {syn.reason}"
     removes = {e.symbol for e in p.entities if e.op == "delete"}
-    deleted = removes if allow_delete else set()
+    deleted = (removes if allow_delete else set()) | gone
     now = {s.name for s in extract(path, after).symbols}
     lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
     if lost:
@@ -400,6 +467,17 @@ def _gate_a(
         old_nodes = analyze(lang, before).node_count
         if old_nodes and syn.node_count * 2 < old_nodes:
             return f"syntax tree collapsed ({syn.node_count} nodes, was {old_nodes})"
+        # Parity per definition (`fragments.py`): only a diff or SEARCH/REPLACE block removes
+        # most of a body, and only with --allow-delete.
+        cuts = shrunk_in_file(path, before, after)
+        if cuts and p.format == "code":
+            return fragment_reason(cuts[0])
+        if cuts and not allow_delete:
+            return (
+                f"{cuts[0].name} would lose most of its body ({cuts[0].nodes} syntax nodes where"
+                f" the file has {cuts[0].was}): the reply removes those lines; accept with"
+                " --allow-delete to remove them"
+            )
     return None
 
 

@@ -233,7 +233,7 @@ def _converse(
             view,
             writer,
             repo.workdir,
-            parse_reply(rnd.call.text),
+            parse_reply(rnd.call.text, interrupted=rnd.call.aborted),
             etv,
             hydrated,
             result.episode.id,

@@ -8,9 +8,10 @@ HTML comment:
     {"file": "<project>/<path in the project>", "shape": "...", "request": "...",
      "hydrated": ["Session.close"], "expect": {"applied": {"Session.close": "modify"}}}
 
-`expect` is either `{"applied": {symbol: "modify" | "add"}}` (exactly those entities change
-and nothing else, and the proposals name exactly those), or
-`{"blocked": "<words of the reason>"}`.
+`expect` is either `{"applied": {symbol: "modify" | "add" | "delete"}}` (exactly those entities
+change and nothing else, and the proposals name exactly those; `@file` for a file tm reads no
+definitions in), or `{"blocked": "<words of the reason>"}`. `"allow_delete": true` accepts as
+`tm accept --allow-delete` does.
 
 A case is judged by its effects on the file, through the real pipeline (`build` on a real
 State Map, then the accept plan, which writes nothing): "applied" when every effect holds,
@@ -38,7 +39,7 @@ from tinymem.gitobjects import ObjectWriter
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import current
 from tinymem.proposalrecords import Proposal
-from tinymem.records import entity_key
+from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repository import open_repo
 from tinymem.symbols import analyze, extract, language_for_path
 
@@ -56,6 +57,7 @@ class Case:
     hydrated: tuple[str, ...]
     expect: dict[str, object]
     reply: str
+    allow_delete: bool = False
 
     @property
     def project(self) -> str:
@@ -94,6 +96,7 @@ def load_cases() -> list[Case]:
                 tuple(meta.get("hydrated", [])),
                 meta["expect"],
                 reply,
+                bool(meta.get("allow_delete", False)),
             )
         )
     return cases
@@ -160,11 +163,25 @@ def judge(workdir: Path, case: Case) -> Verdict:
         qualified=Request.parse(case.request).qualified,
     )
     writer.flush()
+    elsewhere = [p for p in outcome.proposals if p.path is not None and p.path != case.path]
+    if elsewhere:
+        # A file the case does not name would be written (a new file invented from a name):
+        # wrong, unless every gate stops it.
+        other = plan(repo, view, elsewhere, allow_delete=case.allow_delete)
+        written = sorted(f.path for f in other.files.values() if f.after != f.before)
+        if written:
+            return Verdict("wrong", f"it would write {written}", [])
     proposals = [p for p in outcome.proposals if p.path == case.path]
     before = (workdir / case.path).read_bytes()
     if not proposals:
         return Verdict("blocked", "no proposal for the file", [str(outcome.refused)])
-    result = plan(repo, view, proposals)
+    result = plan(repo, view, proposals, allow_delete=case.allow_delete)
+    if len(proposals) > 1:
+        # `tm accept --all` takes proposals in the order of their random ids: the verdict
+        # may not depend on it.
+        other = plan(repo, view, proposals[::-1], allow_delete=case.allow_delete)
+        if not other.ok and result.ok:
+            result = other
     reasons = [f"{c.blocked.gate}: {c.blocked.detail}" for c in result.checks if c.blocked]
     after = result.files[case.path].after if case.path in result.files else before
     if not any(c.ok for c in result.checks):
@@ -199,16 +216,23 @@ def effects(case: Case, before: bytes, after: bytes) -> str | None:
     language = language_for_path(case.path)
     if language and analyze(language, before).clean and not analyze(language, after).clean:
         return "the file no longer parses"
+    if before.startswith(b"#!") and before.split(b"\n", 1)[0] != after.split(b"\n", 1)[0]:
+        return "the file's first line (its shebang) is no longer first"
+    if FILE_SYMBOL in expected:
+        return None if before != after else "the file did not change"
     old = {s.name: before[s.start : s.end] for s in extract(case.path, before).symbols}
     new = {s.name: after[s.start : s.end] for s in extract(case.path, after).symbols}
-    lost = sorted(set(old) - set(new))
+    lost = sorted(set(old) - set(new) - {n for n, op in expected.items() if op == "delete"})
     if lost:
         return f"definitions lost or renamed: {lost[:5]}"
     added = sorted(set(new) - set(old))
     want_added = sorted(n for n, op in expected.items() if op == "add")
     if added != want_added:
         return f"added {added}, expected {want_added}"
-    changed = sorted(n for n in old if old[n] != new[n])
+    changed = sorted(n for n in old if n in new and old[n] != new[n])
+    gone = sorted(n for n, op in expected.items() if op == "delete" and n in new)
+    if gone:
+        return f"did not delete {gone}"
     want = {n for n in expected if expected[n] == "modify"}
     # A change inside a member changes its containers' text too.
     allowed = want | {n for n in old if any(w.startswith(n + ".") for w in want | set(added))}

@@ -1,5 +1,6 @@
-"""A path the reply names that tm does not know: the one known file it ends like, only when
-the block changes what that file has; a block that only adds keeps its own path."""
+"""A path the reply names that tm does not know: the one known file it ends like, whether the
+block changes what that file has or only adds to it (#24: tm never creates a file from a path
+the reply did not spell out in full and unambiguously)."""
 
 from __future__ import annotations
 
@@ -35,13 +36,14 @@ def test_a_short_path_changing_a_known_function_means_that_file(
     assert any("the one file it can mean is src/app.py" in n for n in prop["notes"])
 
 
-def test_a_short_path_with_only_new_functions_stays_a_new_file(
+def test_a_short_path_with_only_new_functions_means_that_file_too(
     repo: Path, server: ModelServer
 ) -> None:
     _init(repo)
     prop = _ask(repo, server, "```python path=app.py\ndef test_fetch():\n    assert True\n```\n")
-    assert prop["path"] == "app.py" and prop["kind"] == "new-file"
+    assert prop["path"] == "src/app.py" and prop["kind"] == "symbols"
     proc = tm(repo, "accept", str(prop["id"]))
     assert proc.returncode == 0, proc.stderr
-    assert (repo / "src" / "app.py").read_text() == PY_APP  # the known file is untouched
-    assert (repo / "app.py").read_text() == "def test_fetch():\n    assert True\n"
+    assert not (repo / "app.py").exists()  # no file invented from the name
+    assert (repo / "src" / "app.py").read_text().startswith(PY_APP.rstrip("\n"))
+    assert "def test_fetch():" in (repo / "src" / "app.py").read_text()

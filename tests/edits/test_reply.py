@@ -256,9 +256,13 @@ def test_heading_does_not_reach_past_the_previous_fence() -> None:
     assert [b.raw_path for b in blocks] == ["a.py", None]
 
 
-def test_info_path_beats_heading_beats_inline_comment() -> None:
+def test_info_path_beats_inline_comment_beats_heading() -> None:
     assert only(f"`h.py`\n{F}python path=i.py\n# c.py\n{F}\n").path_source == "info"
+    # The code's own first line over a name in the prose (#24: prose often gives only the
+    # base name, `certs.py` for `# src/requests/certs.py`).
     block = only(f"`h.py`\n{F}python\n# c.py\nx\n{F}\n")
+    assert (block.raw_path, block.path_source) == ("c.py", "inline-comment")
+    block = only(f"`h.py`\n{F}python\nx\n{F}\n")
     assert (block.raw_path, block.path_source) == ("h.py", "heading")
 
 

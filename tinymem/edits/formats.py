@@ -30,6 +30,10 @@ _SEARCH_LINE = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
 _REPLACE_LINE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
 
 
+def _has_diff_lines(body: list[str]) -> bool:
+    return any(line.startswith(("+", "-", "@@")) for line in body)
+
+
 def _diff_elisions(code: str) -> tuple[str, ...]:
     added = [
         line[1:] for line in code.split("\n") if line.startswith("+") and not line.startswith("+++")
@@ -154,7 +158,9 @@ def edit_blocks(
     """The blocks of a diff or SEARCH/REPLACE body; None when the body is plain code.
     `spaced`: the fence's spaced path candidates, which claim the body as `path` would."""
     lang = (language or "").lower()
-    if lang in DIFF_LANGS or looks_like_diff(body):
+    # A ```diff fence holding plain code (no header, no hunk, no +/- column) is code: models
+    # label a changed function "diff" without writing a diff.
+    if looks_like_diff(body) or (lang in DIFF_LANGS and _has_diff_lines(body)):
         named_here, begin = _leading_comment_path(body)
         if path is None and not spaced and named_here is not None:
             path, source = named_here, "inline-comment"

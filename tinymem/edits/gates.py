@@ -1,7 +1,8 @@
 """The gates as they stand when a proposal is made (`tm accept` runs them all again).
 
 Gate A, structural proof: CONFIRMED, the block parses once normalised, no elision inside a
-definition it changes (nor anywhere in a whole file), no collapse of the syntax tree, no new
+definition it changes (nor anywhere in a whole file), no collapse of the syntax tree (of the
+file, nor of any definition: `fragments.py`), no new
 member under an access label the splice cannot honour, and the splice into the State Map's
 text succeeds. ETV: no target is STALE. Gate B: whether the model
 saw the current text of every entity it modifies (`--accept` may then promote it).
@@ -12,6 +13,7 @@ from __future__ import annotations
 from tinymem.edits.access import access_problem
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem, write_problem
+from tinymem.edits.fragments import fragment_reason, shrunk_in_file
 from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.symbols import analyze
@@ -50,6 +52,8 @@ def structure_gate(
             new = analyze(language, block).node_count
             if old and new * 2 < old:
                 return f"syntax tree collapsed ({new} nodes, was {old})"
+            for cut in shrunk_in_file(p.path or "?", before, block):
+                return fragment_reason(cut)
         return "pass"
     for name, text in texts.items():
         marks = find_elisions(text.decode("utf-8", "replace"), known)

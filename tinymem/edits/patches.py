@@ -3,7 +3,10 @@
 Never to the disk: the model wrote against what tm showed it, so that is what an edit must
 match, and ETV later decides whether the disk still agrees. Every hunk's context and removed
 lines (every SEARCH text) must match exactly one place, comparing lines with their line
-endings and trailing whitespace set aside; anything else blocks the edit and names the hunk.
+endings and trailing whitespace set aside; anything else blocks the edit and names the hunk. A
+SEARCH text that matches nowhere so may match exactly once with leading whitespace set aside
+too (a model's spaces for gofmt's tabs, or the common indentation stripped): it is applied
+there, its REPLACE re-indented as the file indents those lines.
 Lines the edit keeps are the file's own bytes; new lines take the file's line endings.
 """
 
@@ -42,6 +45,62 @@ def _find(lines: list[bytes], old: list[bytes]) -> list[int]:
     return [
         i for i in range(len(keys) - size + 1) if keys[i] == first and keys[i : i + size] == want
     ]
+
+
+def _find_loose(lines: list[bytes], old: list[bytes]) -> list[int]:
+    """Every index where `old` matches `lines` with all leading and trailing whitespace set
+    aside (blank lines must still be blank)."""
+    keys = [line.strip() for line in lines]
+    want = [line.strip() for line in old]
+    size = len(want)
+    return [i for i in range(len(keys) - size + 1) if keys[i : i + size] == want]
+
+
+def _lead(line: bytes) -> bytes:
+    return line[: len(line) - len(line.lstrip(b" \t"))]
+
+
+def _reindent(
+    file_lines: list[bytes], search: list[bytes], replace: list[bytes]
+) -> list[bytes] | None:
+    """`replace` indented as the file indents what `search` indented: each indentation the
+    SEARCH used maps to the one the file has on the same line; an indentation only the REPLACE
+    uses extends the nearest shallower one, its extra width converted in units (four columns
+    a tab, or the SEARCH's own unit) when the file indents with the other character. None when
+    one SEARCH indentation stands for several of the file's (the SEARCH was flattened)."""
+    mapping: dict[bytes, bytes] = {}
+    for mine, theirs in zip(search, file_lines, strict=True):
+        if not mine.strip():
+            continue
+        key, value = _lead(mine), _lead(theirs.rstrip(b"\r\n"))
+        if mapping.setdefault(key, value) != value:
+            return None
+    if not mapping:
+        return None
+    widths = sorted({len(k) for k in mapping if k and b"\t" not in k})
+    steps = [b - a for a, b in zip([0, *widths], widths, strict=False) if b > a]
+    unit = min(steps) if steps else 4
+    tabs = any(b"\t" in v for v in mapping.values())
+    out: list[bytes] = []
+    for line in replace:
+        if not line.strip():
+            out.append(line.strip(b" \t"))
+            continue
+        lead = _lead(line)
+        base = max((k for k in mapping if lead.startswith(k)), key=len, default=None)
+        if base is None:
+            base = min(mapping, key=len)
+            extra = b""
+        else:
+            extra = lead[len(base) :]
+        if tabs and extra and not extra.strip(b" "):
+            extra = b"\t" * (len(extra) // unit) + b" " * (len(extra) % unit)
+        elif not tabs and extra and not extra.strip(b"\t"):
+            spaces = [v for v in mapping.values() if v]
+            width = min((len(v) for v in spaces), default=4)
+            extra = b" " * (width * len(extra))
+        out.append(mapping[base] + extra + line[len(lead) :])
+    return out
 
 
 def _replace(lines: list[bytes], at: int, ops: list[tuple[str, bytes]], eol: bytes) -> list[bytes]:
@@ -122,9 +181,34 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
         if not [line for line in old if line.strip()]:
             return Patched(None, f"{label}: its SEARCH section is empty", added)
         found = _find(lines, old)
+        new = [t.encode() for t in pair.replace]
+        if not found:
+            # Models strip the common indentation, or write spaces where gofmt has tabs: a
+            # SEARCH that matches once with leading whitespace set aside is that place, and
+            # its REPLACE takes the file's indentation.
+            loose = _find_loose(lines, old)
+            if len(loose) > 1:
+                return Patched(
+                    None,
+                    f"{label}: its SEARCH text matches nowhere in {path} as written, and"
+                    f" {len(loose)} places with leading whitespace set aside: not unique; give"
+                    " more lines around the change",
+                    added,
+                )
+            if loose:
+                indented = _reindent(lines[loose[0] : loose[0] + len(old)], old, new)
+                if indented is None:
+                    return Patched(
+                        None,
+                        f"{label}: its SEARCH text matches {path} only with leading whitespace"
+                        " set aside, and its indentation does not say how to indent the"
+                        " REPLACE text; copy the lines as the file has them",
+                        added,
+                    )
+                found, old, new = loose, lines[loose[0] : loose[0] + len(old)], indented
         if len(found) != 1:
             where = "nowhere" if not found else f"{len(found)} places"
             return Patched(None, f"{label}: its SEARCH text matches {where} in {path}", added)
-        ops = [("-", line) for line in old] + [("+", t.encode()) for t in pair.replace]
+        ops = [("-", line) for line in old] + [("+", t) for t in new]
         lines = _replace(lines, found[0], ops, eol)
     return Patched(b"".join(lines), None, added)

@@ -15,14 +15,21 @@ and every entity's artifact is its text exactly as accepting would write it.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tinymem.edits.align import align
 from tinymem.edits.alignment import Alignment, Evidence
 from tinymem.edits.changes import changes_between
+from tinymem.edits.comments import comment_path
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem
+from tinymem.edits.fragments import (
+    Shrink,
+    fragment_reason,
+    shrunk,
+    shrunk_in_file,
+)
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
 from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
@@ -141,14 +148,31 @@ def build(
             note = _spaced_note(block)
         else:
             note = None
-        path, known_note = _known_path(ctx, block, path)
+        path, known_note, could_be = _known_path(ctx, path)
+        if could_be:
+            outcome.proposals.append(_ambiguous_path(ctx, block, path, could_be))
+            continue
         note = note or known_note
         if block.format != "code":
             proposal = _edit_proposal(ctx, block, path, confidence, reason)
         else:
+            meta = ctx.view.meta(path)
+            known = None if meta is None or meta.deleted else ctx.view.blob(meta.snapshot)
+            block = _without_path_comment(block, path, known)
+            code = block.code.encode()
             proposal = _file_proposal(ctx, block, path, code, confidence, reason)
         if note is not None:
             proposal.notes.insert(0, note)
+        if _changes_nothing(proposal):
+            outcome.refused.append(
+                {
+                    "path": path,
+                    "reason": f"the block changes nothing: {path} already has this text; not"
+                    " proposed",
+                    "repairable": False,
+                }
+            )
+            continue
         outcome.proposals.append(proposal)
     for d in parsed.deletes:
         raw_path, _, symbol = d.target.partition("::")
@@ -161,33 +185,72 @@ def build(
     return outcome
 
 
-def _known_path(ctx: _Context, block: Block, path: str) -> tuple[str, str | None]:
-    """The file a named path means. A path tm does not know that the end of exactly one known
-    path spells (`gin/context.go` for `context.go`, `requests/sessions.py` for
-    `src/requests/sessions.py`) is that file, when the block changes what that file already
-    has: models prefix or drop a project directory. A block that only adds (a new test file
-    named like an existing module) keeps its own path."""
+def _known_path(ctx: _Context, path: str) -> tuple[str, str | None, list[str]]:
+    """The file a named path means, a note saying so, and the files it could mean when it is
+    ambiguous. A path tm does not know that the end of exactly one known path spells
+    (`certs.py` or `requests/certs.py` for `src/requests/certs.py`, `gin/context.go` for
+    `context.go`) is that file: models drop or prefix a project directory, and tm never
+    creates a file from a path the reply did not spell out in full and unambiguously. A path
+    several known files end like means none of them, nor a new file."""
     if path in ctx.live_files:
-        return path, None
+        return path, None, []
     found = [
         known
         for known in ctx.live_files
         if known.endswith("/" + path) or path.endswith("/" + known)
     ]
-    if len(found) != 1:
-        return path, None
-    meta = ctx.view.meta(found[0])
-    if meta is None or meta.deleted:
-        return path, None
-    before = ctx.view.blob(meta.snapshot)
-    if block.format != "code":
-        fits = apply_edit(block.format, block.code, before, found[0]).problem is None
-    else:
-        aligned = align(found[0], block.code.encode(), before, ctx.evidence(found[0]))
-        fits = aligned.blocked is None and any(t.name in meta.entities for t in aligned.targets)
-    if not fits:
-        return path, None
-    return found[0], f"the reply names {path}; the one file it can mean is {found[0]}"
+    found = [k for k in found if (m := ctx.view.meta(k)) is not None and not m.deleted]
+    if len(found) > 1:
+        return path, None, sorted(found)
+    if not found:
+        return path, None, []
+    return found[0], f"the reply names {path}; the one file it can mean is {found[0]}", []
+
+
+def _ambiguous_path(ctx: _Context, block: Block, path: str, files: list[str]) -> Proposal:
+    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return Proposal(
+        ctx.new_id(),
+        ctx.episode_id,
+        None,
+        "unresolved",
+        Confidence.UNRESOLVED.value,
+        f"the reply names {path}, which could be {shown}: name the file by its full path",
+        [],
+        ctx.writer.blob(block.code.encode()),
+        None,
+        list(block.elisions),
+        {"A": f"UNRESOLVED: {path} could be {shown}; name the file by its full path"},
+    )
+
+
+def _without_path_comment(block: Block, path: str, before: bytes | None) -> Block:
+    """A code block whose first line is a comment naming its file (`# src/requests/certs.py`)
+    holds that line only as a label: written into the file it would sit above the file's own
+    first line (a shebang, which then no longer works). Kept when the file itself starts so."""
+    lines = block.code.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return block
+    named = comment_path(lines[first])
+    if named is None:
+        return block
+    label = named[0].removeprefix("./")
+    if not (label == path or path.endswith("/" + label) or label.endswith("/" + path)):
+        return block
+    if before is not None and before.split(b"\n", 1)[0].strip() == lines[first].strip().encode():
+        return block
+    return replace(block, code="\n".join(lines[first + 1 :]))
+
+
+def _changes_nothing(p: Proposal) -> bool:
+    """The proposal would leave its file as it is: the whole file or a diff's result equals
+    the text the model saw, or every definition it gives is the file's own."""
+    if p.kind not in ("symbols", "whole-file") or p.file_base is None:
+        return False
+    if p.kind == "whole-file" or p.format != "code":
+        return p.block == p.file_base  # (a diff's block is its result)
+    return bool(p.entities) and all(e.op == "modify" and e.artifact == e.base for e in p.entities)
 
 
 def _spaced_note(block: Block) -> str | None:
@@ -340,6 +403,12 @@ def _file_proposal(
     if gate_a == "pass":
         given = {t.name: texts.get(t.name, t.text) for t in aligned.targets if t.name in live}
         gate_a = _placeholder_problem(ctx.view, path, live, given) or gate_a
+        if kind == "symbols" and gate_a == "pass":
+            # Parity per definition (`fragments.py`), on the texts as they would sit in the
+            # file, against the file's own.
+            old = {n: ctx.view.blob(live[n].artifact) for n in given}
+            cut = next(iter(shrunk(path, old, given)), None)
+            gate_a = fragment_reason(cut) if cut is not None else gate_a
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.seen)
@@ -414,6 +483,7 @@ def _edit_proposal(
         format=block.format,
     )
     texts: dict[str, bytes] = {}
+    cuts: list[Shrink] = []  # definitions it leaves with most of their body removed
     readable = refused is None
     if patched.problem is None and before is not None and readable:
         found = changes_between(path, before, after)
@@ -437,6 +507,13 @@ def _edit_proposal(
             p.notes.append(
                 "it removes " + ", ".join(found.removed) + ": accepting needs --allow-delete"
             )
+        cuts = shrunk_in_file(path, before, after)
+        if cuts:
+            p.notes.append(
+                "it removes most of "
+                + ", ".join(c.name for c in cuts)
+                + ": accepting needs --allow-delete"
+            )
     elif patched.problem is None:
         for sym in extract(path, after).symbols:
             if sym.parent is None:
@@ -453,7 +530,7 @@ def _edit_proposal(
         p, language=language, problem=problem, texts=texts, block=after, before=before
     )
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
-    deleting = any(e.op == "delete" for e in p.entities)
+    deleting = any(e.op == "delete" for e in p.entities) or bool(cuts)
     p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)
     return p
 

@@ -78,7 +78,11 @@ def _blocks_from_body(
                 separators.append((i, path))
     at_start = bool(separators) and separators[0][0] == first
     if not separators or (len(separators) == 1 and at_start):
-        if outer_path is not None or outer_spaced:
+        # The code's own first line naming its file wins over a name in the prose before the
+        # fence (`Here is the updated certs.py:` above `# src/requests/certs.py`): the prose
+        # often gives the base name only. An info string (`path=`) is the block's own label.
+        heading = outer_source == "heading"
+        if (outer_path is not None or outer_spaced) and not (at_start and heading):
             return [
                 make_block(
                     code, outer_path, outer_source, language, start_line, fenced, outer_spaced
@@ -144,12 +148,17 @@ def _think_end(lines: list[str]) -> int:
     return len(lines)  # never closed: the model only thought
 
 
-def _parse(text: str) -> ParsedReply:
+def _parse(text: str, interrupted: bool = False) -> ParsedReply:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _parse_lines(text.split("\n"), nested=False)
+    lines = text.split("\n")
+    if interrupted:
+        # A stream stopped mid-reply: its last line may be cut short (`DELETE: a.py` of
+        # `DELETE: a.py::f`), so only lines it ended are read as directives.
+        lines[-1] = ""
+    return _parse_lines(lines, nested=False, interrupted=interrupted)
 
 
-def _parse_lines(lines: list[str], *, nested: bool) -> ParsedReply:
+def _parse_lines(lines: list[str], *, nested: bool, interrupted: bool = False) -> ParsedReply:
     thinking = _think_end(lines)
     fences, outside = split_fences(lines, thinking)
     deletes = tuple(
@@ -161,11 +170,16 @@ def _parse_lines(lines: list[str], *, nested: bool) -> ParsedReply:
     if fences:
         floor = thinking
         for fence in fences:
+            if interrupted and fence.close_index is None:
+                break  # the stream stopped inside this block: what it holds is unfinished
             language, path, spaced = parse_info(fence.info)
             blocks.extend(_fence_blocks(lines, fence, language, (path, spaced), floor, nested))
             floor = (fence.close_index if fence.close_index is not None else len(lines)) + 1
         prose = "\n".join(lines[i] for i in outside).strip()
         return ParsedReply(tuple(blocks), deletes, prose)
+    if interrupted:
+        # Code with no fences has no end to tell a finished block by.
+        return ParsedReply((), deletes, "\n".join(lines).strip())
     skip = {d.line - 1 for d in deletes} | set(range(thinking))
     edits, used = bare_edit_blocks(lines, skip)
     if edits:
@@ -218,12 +232,15 @@ def _fence_blocks(
     return _blocks_from_body(fence.body, code, path, source, language, start, True, spaced)
 
 
-def parse_reply(text: str) -> ParsedReply:
-    """Parse a model reply. Never raises: on any internal failure, the reply is all prose."""
+def parse_reply(text: str, *, interrupted: bool = False) -> ParsedReply:
+    """Parse a model reply. Never raises: on any internal failure, the reply is all prose.
+    `interrupted`: the stream was stopped (Ctrl-C) before the reply ended; a block it did not
+    finish (a fence never closed, code with no fences) is no block, and the last line no
+    directive."""
     if not isinstance(text, str):
         return ParsedReply((), (), "")
     try:
-        return _parse(text)
+        return _parse(text, interrupted)
     except Exception:
         # Defence in depth only: the property tests drive `_parse` directly so that a bug here
         # shows up as a failing test, not as a silently empty parse.
