@@ -85,6 +85,26 @@ def _reindent(text: str) -> str:
     return "\n".join(out)
 
 
+def _unique_diff(path: str, old: bytes, new: bytes) -> str:
+    """A unified diff with three lines of context, or more where a hunk's context and
+    removed lines occur twice in the file (express's `return this;\n};` closes several
+    definitions): tm refuses a hunk that matches several places, as it should, so the diff
+    a careful model writes is the one that says where it goes."""
+    before = [x + "\n" for x in old.decode().split("\n")[:-1]]
+    after = [x + "\n" for x in new.decode().split("\n")[:-1]]
+    text = ""
+    for context in range(3, 12):
+        text = "".join(difflib.unified_diff(before, after, f"a/{path}", f"b/{path}", n=context))
+        hunks = text.split("\n@@")[1:]
+        olds = [
+            "".join(line[1:] + "\n" for line in h.split("\n")[1:] if line.startswith((" ", "-")))
+            for h in hunks
+        ]
+        if all(old.decode().count(o) == 1 for o in olds):
+            break
+    return text
+
+
 def make_reply(shape: str, file: str, old: bytes, new: bytes, sym: Symbol, new_sym: Symbol) -> str:
     path = file
     start, end = _lines_of(new, new_sym)
@@ -99,13 +119,7 @@ def make_reply(shape: str, file: str, old: bytes, new: bytes, sym: Symbol, new_s
         text = render(language_for_path(path), new, [(new_sym.start, new_sym.end)])
         return f"```code path={path}\n{text}\n```\n"
     if shape == "udiff":
-        lines = difflib.unified_diff(
-            [x + "\n" for x in old.decode().split("\n")[:-1]],
-            [x + "\n" for x in new.decode().split("\n")[:-1]],
-            f"a/{path}",
-            f"b/{path}",
-        )
-        return "```diff\n" + "".join(lines) + "```\n"
+        return "```diff\n" + _unique_diff(path, old, new) + "```\n"
     o_start, o_end = _lines_of(old, sym)
     search = old[o_start:o_end].decode()
     return f"{path}\n```\n<<<<<<< SEARCH\n{search}=======\n{member}>>>>>>> REPLACE\n```\n"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 # The grammar pack version is spelled out because a new grammar changes parse trees; a test
 # checks it against the installed distribution so a dependency bump cannot go unnoticed.
 GRAMMAR_PACK_VERSION = "0.13.0"
-EXTRACTOR_VERSION = f"symbols-5+tslp-{GRAMMAR_PACK_VERSION}"
+EXTRACTOR_VERSION = f"symbols-6+tslp-{GRAMMAR_PACK_VERSION}"
 
 KINDS: frozenset[str] = frozenset(
     {

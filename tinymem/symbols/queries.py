@@ -9,6 +9,12 @@ Capture conventions, read by `treesitter.py`:
 - `@block`       an anonymous body (lambda, closure, anonymous class): hides what it holds.
 - other captures (`@receiver`, `@declarator`, `@value`, `@type`, `@object`) feed hooks.
 
+A JavaScript/TypeScript function assigned to a member (`res.location = function location(url)
+{…}`, `Foo.prototype.bar = …`, `exports.f = …`, `module.exports.f = …`) is a definition named
+by its left side as written (`res.location`, `Foo.prototype.bar`): CommonJS and prototype code
+defines most of its API that way. Each name of a chain (`res.set = res.header = function …`)
+is one, all with the statement's span.
+
 Patterns match anywhere in the tree; which matches count (top level and type members only) is
 decided once, by span nesting, in `assemble.py`.
 """
@@ -61,6 +67,9 @@ _JS_COMMON = """
 (export_statement declaration: (function_declaration !name) @def.function)
 (export_statement declaration: (generator_function_declaration !name) @def.function)
 (export_statement declaration: (class_declaration !name) @def.class)
+(expression_statement (assignment_expression left: (member_expression) @name
+  right: [(function_expression) (arrow_function) (generator_function) (assignment_expression)]
+  @value)) @def.method
 (arrow_function) @block
 (function_expression) @block
 (generator_function) @block

@@ -290,7 +290,48 @@ def _resolve_python(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
     return _names(kind, caps, data)
 
 
+_JS_FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "generator_function"})
+
+
+def _member_parts(node: Node, data: bytes) -> tuple[str, ...]:
+    """`a.b.c` as ("a", "b", "c"); () for anything else on the left of an assignment (`a[0].b`,
+    `f().b`, `this.b`): only a path of plain names is a name a user can type."""
+    parts: list[str] = []
+    depth = 0
+    while node.type == "member_expression" and depth < 64:
+        depth += 1
+        prop = node.child_by_field_name("property")
+        obj = node.child_by_field_name("object")
+        if prop is None or obj is None or prop.type != "property_identifier":
+            return ()
+        parts.append(_text(data, prop))
+        node = obj
+    if not parts or node.type != "identifier":
+        return ()  # `c = function …`: a variable, not a member
+    parts.append(_text(data, node))
+    return tuple(reversed(parts))
+
+
+def _resolve_js_assignment(node: Node, data: bytes) -> Resolved:
+    """`res.set = res.header = function header(…) {…}`: every member path of the chain, when
+    what is finally assigned is a function."""
+    names: list[tuple[str, ...]] = []
+    value = node.named_children[0] if node.named_children else None
+    while value is not None and value.type == "assignment_expression":
+        left = value.child_by_field_name("left")
+        parts = () if left is None else _member_parts(left, data)
+        if not parts:
+            return []
+        names.append(parts)
+        value = value.child_by_field_name("right")
+    if value is None or value.type not in _JS_FUNCTION_VALUES:
+        return []
+    return [("method", parts) for parts in names]
+
+
 def _resolve_js(kind: str, node: Node, caps: Caps, data: bytes) -> Resolved:
+    if node.type == "expression_statement":
+        return _resolve_js_assignment(node, data)
     name_nodes = caps.get("name", [])
     if not name_nodes:
         # `export default function () {}` / `export default class {}`

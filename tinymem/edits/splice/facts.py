@@ -116,6 +116,8 @@ class FileFacts:
         counts: Counter[int] = Counter()
         ordered = sorted(siblings, key=lambda s: s.start)
         for a, b in pairwise(ordered):
+            if b.start < a.end:
+                continue  # two names of one definition (`a.x = a.y = function …`)
             between = self.data[a.end : b.start]
             if not between.strip(WS):
                 counts[max(between.count(b"\n") - 1, 0)] += 1

@@ -76,7 +76,12 @@ class Classifier(FileFacts):
             if "." in s.name and target.endswith("." + plain_name(s.name)) and s not in exact
         ]
         for sym in exact + suffix:
-            others = [s for s in found if s != sym and not contains(sym, s)]
+            # Another name of the same definition (`a.x = a.y = function …`) is not another.
+            others = [
+                s
+                for s in found
+                if s != sym and not contains(sym, s) and (s.start, s.end) != (sym.start, sym.end)
+            ]
             if (
                 sym in exact
                 and not others

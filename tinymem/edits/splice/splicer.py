@@ -83,14 +83,22 @@ class Splicer(RustPlacer, Classifier, Verifier):
             if holders:
                 contained[r.name] = min(holders, key=lambda h: (h.start, -h.end)).name
         tops = [r for r in existing if r.name not in contained]
+        # Names of one definition (`res.set = res.header = function …`, Go's `const a, b`)
+        # given with one text are one replacement, made under the first name.
         spans: dict[tuple[int, int], str] = {}
+        twins: dict[str, list[str]] = {}
         for r in tops:
             sym = by_name[r.name]
             twin = spans.setdefault((sym.start, sym.end), r.name)
-            if twin != r.name:
+            if twin == r.name:
+                continue
+            if calls[twin].text != r.text:
                 raise SpliceError(
                     f"{twin} and {r.name} are one definition in {self.path}; propose it once"
                 )
+            twins.setdefault(twin, []).append(r.name)
+        riders = {n for names in twins.values() for n in names}
+        tops = [r for r in tops if r.name not in riders]
 
         forms: dict[str, Form] = {}
         for r in tops:
@@ -130,13 +138,14 @@ class Splicer(RustPlacer, Classifier, Verifier):
                 after, kept = keep_prefix(self.language, before, after)
                 if kept:
                     plan.kept[r.name] = tuple(kept)
-            expect = (r.name, *(m.name for m in nested.get(r.name, [])))
+            expect = (r.name, *twins.get(r.name, ()), *(m.name for m in nested.get(r.name, [])))
             maybe = tuple(n for n, c in contained.items() if c == r.name)
             owners = self.ancestors(sym)
             plan.edits.append(
                 Edit(sym.start, sym.end, after, self.next_key(), expect, maybe, owners)
             )
-            plan.placements[r.name] = "replaced in place"
+            for name in (r.name, *twins.get(r.name, ())):
+                plan.placements[name] = "replaced in place"
         for name, holder in contained.items():
             plan.placements[name] = f"contained in the replacement of {holder}"
 
@@ -168,9 +177,9 @@ class Splicer(RustPlacer, Classifier, Verifier):
         self.flush_impls(plan)
 
         result, regions = self.build(plan.edits)
-        final = self.check(result, regions, {r.name for r in tops})
+        final = self.check(result, regions, {r.name for r in tops} | riders)
         found = {s.name for s in final}
-        replaced = {r.name for r in tops} | {n for n in contained if n in found}
+        replaced = {r.name for r in tops} | riders | {n for n in contained if n in found}
         removed = [
             s.name
             for s in self.symbols
