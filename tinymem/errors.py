@@ -22,6 +22,11 @@ class UsageError(TinymemError):
     exit_code = 2
 
 
+class ModelSetupError(UsageError):
+    """A model setting that cannot work as given (no provider, no key, a wrong path): told
+    before any call, with the fix, as the configuration mistake it is."""
+
+
 class RepositoryError(TinymemError):
     """Not inside a git work tree, a bare repository, or a repository tm cannot open."""
 
@@ -118,7 +123,7 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "a check found something: STALE entities (status --check), a replay mismatch (rebuild),"
         " a problem (doctor), a refused commit (hook)",
     ),
-    (2, "usage error: bad option, unknown id or entity"),
+    (2, "usage error: bad option, unknown id or entity, a model setting that cannot work"),
     (3, "not a git work tree, a bare repository, HEAD not on a branch, or tm not initialized"),
     (4, "another tm process kept updating the state; try again"),
     (

@@ -17,9 +17,12 @@ from tinymem.errors import (
     ModelError,
     ModelNotFoundError,
     ModelReplyError,
+    ModelSetupError,
     ModelTimeoutError,
     ModelUnreachableError,
+    TinymemError,
 )
+from tinymem.modelsetup import check_endpoint, check_setup
 from tinymem.redact import redact, redact_url
 
 OnText = Callable[[str], None]
@@ -87,16 +90,23 @@ def _text_piece(piece: str, model: str, where: str) -> str:
     return piece
 
 
-def _translate(exc: Exception, model: str, api_base: str | None, timeout: float) -> ModelError:
+def _translate(exc: Exception, model: str, api_base: str | None, timeout: float) -> TinymemError:
     where = endpoint_name(model, api_base)
     name = type(exc).__name__
-    text = redact(" ".join(str(exc).split()), api_base)[:200]
+    text = redact(" ".join(str(exc).split()), api_base)
     undecodable = _not_text(exc)
     if undecodable is not None:
         return ModelReplyError(
             f"the reply from {model} at {where} is not UTF-8 text ({undecodable}); the model"
             " server sent a broken reply"
         )
+    if "LLM Provider NOT provided" in text:
+        return ModelSetupError(
+            f"litellm knows no provider for the model {model}: write it as provider/name,"
+            f" e.g. --model ollama_chat/{model} for Ollama or openai/{model} for an"
+            " OpenAI-compatible server"
+        )
+    text = _cut(text, 200)
     if name in ("Timeout", "APITimeoutError") or "timed out" in text.lower():
         return ModelTimeoutError(
             f"the model {model} at {where} did not answer within {timeout:g} s;"
@@ -122,6 +132,14 @@ def _translate(exc: Exception, model: str, api_base: str | None, timeout: float)
     return ModelUnreachableError(f"the model call to {where} for {model} failed: {name}: {text}")
 
 
+def _cut(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word's end and marked, never mid-word."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit].rsplit(" ", 1)[0]
+    return head + " …"
+
+
 def call(
     model: str,
     messages: list[dict[str, str]],
@@ -132,7 +150,12 @@ def call(
     max_reply_chars: int,
     on_text: OnText | None = None,
 ) -> CallResult:
-    """One streamed call. Ctrl-C returns what arrived so far with `aborted=True`."""
+    """One streamed call. Ctrl-C returns what arrived so far with `aborted=True`.
+
+    A setting whose shape cannot work, or an endpoint where nothing listens, is reported
+    before litellm is imported: in milliseconds, not seconds."""
+    check_setup(model, api_base)
+    check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
     litellm = import_litellm()
     kwargs: dict[str, Any] = {
         "model": model,

@@ -7,7 +7,7 @@ import os
 import time
 
 from tinymem import config as cfg
-from tinymem.doctor.report import FAIL, OK, WARN, DoctorReport
+from tinymem.doctor.report import FAIL, OK, SKIP, WARN, DoctorReport
 from tinymem.errors import (
     ModelError,
     ModelNotFoundError,
@@ -15,6 +15,7 @@ from tinymem.errors import (
     ModelTimeoutError,
     UsageError,
 )
+from tinymem.modelsetup import problem
 from tinymem.redact import redact_url
 from tinymem.repository import Repo
 
@@ -100,7 +101,11 @@ def check_keys(values: dict[str, cfg.Value], report: DoctorReport) -> None:
         f"set: {', '.join(have) or 'none'}",
         f"not set: {', '.join(n for n in API_KEY_VARS if n not in have) or 'none'}",
     ]
-    if needed and not os.environ.get(needed):
+    mistake = problem(model, values["apiBase"].value)
+    if mistake is not None:
+        # The same check `tm ask` makes before calling: one problem, with its fix.
+        report.add("model setup", FAIL, mistake.message, mistake.fix, shown)
+    elif needed and not os.environ.get(needed):
         report.add(
             "api keys",
             WARN,
@@ -125,6 +130,9 @@ def check_model(values: dict[str, cfg.Value], report: DoctorReport) -> None:
     model = values["model"].value or cfg.DEFAULT_MODEL
     api_base = values["apiBase"].value
     where = endpoint_name(model, api_base)
+    if problem(model, api_base) is not None:
+        report.add("model", SKIP, "not called: the model setting cannot work (see above)")
+        return
     try:
         context = cfg.as_int(values, "context") or 8192
     except UsageError:
