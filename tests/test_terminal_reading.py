@@ -174,3 +174,59 @@ def test_diff_keeps_its_colours_when_paged(repo: Path, server: ModelServer, tmp_
     added = next(ln for ln in shown.splitlines() if "return hooks or {}" in ln)
     assert ["32"] in _colours(added), repr(added)  # the added line is green, as unpaged
     assert "\x1b[" not in tm(repo, "diff").stdout  # piped: no colour
+
+
+# ------------------------------------------------------------------------------- log, show
+
+
+def test_log_piped_is_tab_separated_and_speaks_of_the_ids_tm_prints(
+    repo: Path, server: ModelServer
+) -> None:
+    _init(repo)
+    server.add(FIXED)
+    asked = json.loads(tm_ask(repo, server, "fix the hook", "--json").stdout)
+    lines = tm(repo, "log").stdout.splitlines()
+    assert len(lines) == 2 and all(len(ln.split("\t")) == 8 for ln in lines)
+    episode, commit, when, kind, author, summary, counts, outcome = lines[0].split("\t")
+    assert episode == asked["episode"] and asked["commit"].startswith(commit)
+    assert (kind, author, counts) == ("ask", "openai/test", "[1 proposed]")
+    assert outcome == "1 proposal(s), 0 blocked"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", when) and summary
+    for ref in (episode, commit):
+        shown = tm(repo, "show", ref)
+        assert shown.returncode == 0 and shown.stdout.startswith(f"episode {episode}")
+
+
+def test_read_commands_take_gits_short_forms(repo: Path, server: ModelServer) -> None:
+    _init(repo)
+    server.add(FIXED, FIXED)
+    for _ in range(2):
+        assert tm_ask(repo, server, "fix the hook").returncode == 0
+    everything = tm(repo, "log").stdout.splitlines()
+    assert len(everything) == 3
+    assert tm(repo, "log", "-2").stdout.splitlines() == everything[:2]
+    assert tm(repo, "log", "-1", "--kind", "init").stdout.splitlines() == everything[2:]
+    latest = everything[0].split("\t")[0]
+    assert tm(repo, "show").stdout == tm(repo, "show", latest).stdout
+    assert tm(repo, "show").stdout.startswith(f"episode {latest}")
+    assert tm(repo, "-P", "log").stdout.splitlines() == everything
+
+
+@pytest.mark.parametrize("argv", [["show", "LATEST"], ["diff"], ["log"], ["state"]])
+def test_a_closed_pipe_ends_like_git(repo: Path, server: ModelServer, argv: list[str]) -> None:
+    """`tm show | head -1`: the reader is gone before tm writes; git exits 141, silently."""
+    _init(repo)
+    server.add(FIXED)
+    assert tm_ask(repo, server, "fix the hook").returncode == 0
+    latest = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    reader, writer = os.pipe()
+    os.close(reader)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tinymem", *(latest if a == "LATEST" else a for a in argv)],
+        cwd=repo,
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    os.close(writer)
+    assert (proc.returncode, proc.stderr) == (141, b"")
