@@ -67,6 +67,13 @@ def test_read_commands_page_on_a_terminal(
     assert not paged.exists()
 
 
+def test_dash_p_is_no_pager(repo: Path, tmp_path: Path) -> None:
+    _init(repo)
+    paged = tmp_path / "paged.txt"
+    shown = _on_a_terminal(repo, "-P", "log", env={"GIT_PAGER": f"cat > {paged}"})
+    assert not paged.exists() and "init" in shown
+
+
 def test_core_pager_and_pipes(repo: Path, tmp_path: Path) -> None:
     _init(repo)
     paged = tmp_path / "paged.txt"
