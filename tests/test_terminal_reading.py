@@ -230,3 +230,26 @@ def test_a_closed_pipe_ends_like_git(repo: Path, server: ModelServer, argv: list
     )
     os.close(writer)
     assert (proc.returncode, proc.stderr) == (141, b"")
+
+
+def test_ask_into_a_closed_pipe_records_the_whole_reply(repo: Path, server: ModelServer) -> None:
+    """`tm ask … | head -1`: the reply the model is sending is still read and recorded."""
+    _init(repo)
+    reply = f"{PARAGRAPH}\n" * 40 + FIXED
+    server.add(reply)
+    reader, writer = os.pipe()
+    os.close(reader)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tinymem", *ask_argv(server, "fix the hook")],
+        cwd=repo,
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **MODEL_ENV},
+        check=False,
+    )
+    os.close(writer)
+    assert (proc.returncode, proc.stderr) == (141, b"")
+    (latest,) = json.loads(tm(repo, "log", "-1", "--json").stdout)
+    assert latest["kind"] == "ask" and latest["error"] is None, latest
+    assert tm(repo, "show", latest["episode"], "--response").stdout == reply
+    assert json.loads(tm(repo, "status", "--json").stdout)["pending_proposals"]

@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tinymem.commands.output import emit_json, err, escape, out, stdout_styled, write_table
+from tinymem.commands.output import (
+    closed_pipe,
+    emit_json,
+    err,
+    escape,
+    out,
+    stdout_styled,
+    write_table,
+)
 
 if TYPE_CHECKING:
     from tinymem.ask import AskResult
@@ -92,18 +100,29 @@ def ask_cmd(
         # keeps every one in its scrollback. (A live Markdown view redrew the screen at each
         # piece: it cropped lines at the terminal's width and repeated them in the scrollback.)
 
+        reader_gone = False
+
         def on_plain(piece: str) -> None:
-            sys.stdout.write(piece)
-            sys.stdout.flush()
+            nonlocal reader_gone
+            if reader_gone:
+                return
+            try:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # `tm ask … | head`: the reply is still read to its end and recorded (it is
+                # paid for); tm ends like git once it is.
+                reader_gone = True
 
         def on_plain_repair(number: int, items: list[RepairItem]) -> None:
             # stdout stays the model's text; what tm does between rounds goes to stderr.
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+            on_plain("\n")
             err().print(escape(_repair_line(number, items)))
 
         result = ask(repo, opts, on_plain, on_plain_repair)
-        sys.stdout.write("\n")
+        on_plain("\n")
+        if reader_gone:
+            closed_pipe()
     ep = result.committed.episode if result.committed else None
     ep_id = ep.id if ep else "?"
     aborted = result.aborted
