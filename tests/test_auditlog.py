@@ -433,8 +433,10 @@ def test_log_text_is_one_line_per_episode(history: History) -> None:
     lines = proc.stdout.splitlines()
     assert len(lines) == 10
     short = {c[:12]: i for i, c in enumerate(history.commits)}
-    assert [short[line.split()[0]] for line in lines] == list(range(9, -1, -1))
-    by_kind = {line.split()[3]: line for line in lines}
+    fields = [line.split("\t") for line in lines]
+    assert [short[f[1]] for f in fields] == list(range(9, -1, -1))
+    assert [f[0] for f in fields] == list(reversed(history.episodes))
+    by_kind = {f[3]: line for f, line in zip(fields, lines, strict=True)}
     assert "import" in by_kind["init"] and "[5 changed]" in by_kind["init"]
     accept = lines[4]
     assert MODEL in accept and "promoted" in accept and "[2 changed]" in accept

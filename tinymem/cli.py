@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -43,6 +46,7 @@ def _root(
     no_pager: bool = typer.Option(
         False,
         "--no-pager",
+        "-P",
         help="Do not page long output (log, show, blame, state, diff) on a terminal.",
     ),
 ) -> None:
@@ -62,6 +66,25 @@ def _register() -> None:
     hooks.register(app)
     serve.register(app)
     completion.register(app)
+    for info in app.registered_commands:
+        if info.callback is not None:
+            info.callback = _pipe_safe(info.callback)
+
+
+def _pipe_safe(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command whose stdout reader went away ends like git (see `output.closed_pipe`);
+    caught here because click would turn the BrokenPipeError into exit 1."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BrokenPipeError:
+            from tinymem.commands.output import closed_pipe
+
+            closed_pipe()
+
+    return run
 
 
 _register()
@@ -71,6 +94,7 @@ def main() -> None:
     from tinymem.commands.completion import enable_if_completing
 
     enable_if_completing()
+    sys.argv[1:] = _count_shorthand(sys.argv[1:])
     try:
         app(prog_name="tm")
     except TinymemError as exc:
@@ -93,6 +117,24 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(10)
+
+
+_LOG_VALUED = frozenset({"-n", "--max-count", "--kind", "-b", "--branch"})
+
+
+def _count_shorthand(args: list[str]) -> list[str]:
+    """`tm log -3` as `tm log -n 3`, git's short form (click has no option named by digits)."""
+    command = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+    if command is None or args[command] != "log":
+        return args
+    rest = args[command + 1 :]
+    end = rest.index("--") if "--" in rest else len(rest)
+    spelled: list[str] = []
+    for i, a in enumerate(rest[:end]):
+        a_value = i > 0 and rest[i - 1] in _LOG_VALUED  # `-n -3` stays as click reads it
+        count = len(a) > 1 and a[0] == "-" and a[1:].isdigit() and not a_value
+        spelled += ["-n", a[1:]] if count else [a]
+    return args[: command + 1] + spelled + rest[end:]
 
 
 def _is_git_error(exc: Exception) -> bool:

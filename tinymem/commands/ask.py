@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tinymem.commands.output import emit_json, err, escape, out, stdout_styled, write_table
+from tinymem.commands.output import (
+    closed_pipe,
+    emit_json,
+    err,
+    escape,
+    out,
+    stdout_styled,
+    write_table,
+)
 
 if TYPE_CHECKING:
     from tinymem.ask import AskResult
@@ -87,37 +95,34 @@ def ask_cmd(
 
     if as_json:
         result = ask(repo, opts, None)
-    elif out().is_terminal:
-        # On a terminal the reply renders as Markdown while it streams.
-        from rich.live import Live
-        from rich.markdown import Markdown
-
-        parts: list[str] = []
-        with Live(console=out(), refresh_per_second=8, vertical_overflow="visible") as live:
-
-            def on_text(piece: str) -> None:
-                parts.append(piece)
-                live.update(Markdown("".join(parts)))
-
-            def on_repair(number: int, items: list[RepairItem]) -> None:
-                parts.append(f"\n\n---\n\n*{_repair_line(number, items)}*\n\n")
-                live.update(Markdown("".join(parts)))
-
-            result = ask(repo, opts, on_text, on_repair)
     else:
+        # The reply as it arrives, each piece written once: the terminal wraps long lines and
+        # keeps every one in its scrollback. (A live Markdown view redrew the screen at each
+        # piece: it cropped lines at the terminal's width and repeated them in the scrollback.)
+
+        reader_gone = False
 
         def on_plain(piece: str) -> None:
-            sys.stdout.write(piece)
-            sys.stdout.flush()
+            nonlocal reader_gone
+            if reader_gone:
+                return
+            try:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # `tm ask … | head`: the reply is still read to its end and recorded (it is
+                # paid for); tm ends like git once it is.
+                reader_gone = True
 
         def on_plain_repair(number: int, items: list[RepairItem]) -> None:
             # stdout stays the model's text; what tm does between rounds goes to stderr.
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+            on_plain("\n")
             err().print(escape(_repair_line(number, items)))
 
         result = ask(repo, opts, on_plain, on_plain_repair)
-        sys.stdout.write("\n")
+        on_plain("\n")
+        if reader_gone:
+            closed_pipe()
     ep = result.committed.episode if result.committed else None
     ep_id = ep.id if ep else "?"
     aborted = result.aborted
@@ -153,25 +158,31 @@ def ask_cmd(
         con.print(f"No proposals in the reply (episode {ep_id}).")
         return
     title = f"Proposals (episode {ep_id})"
-    if not stdout_styled():
-        con.print(title)
-    write_table(
-        ["id", "file", "entities", "kind", "confidence", "rounds", "gates"],
+    rows = [
         [
-            [
-                p.id,
-                p.path or "?",
-                ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-",
-                p.kind,
-                p.confidence,
-                str(p.round + 1) + (f" (repairs {p.repairs})" if p.repairs else ""),
-                p.blocked or "pass",
-            ]
-            for p in proposals
-        ],
-        title=title,
-        key=2,
-    )
+            p.id,
+            p.path or "?",
+            ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-",
+            p.kind,
+            p.confidence,
+            str(p.round + 1) + (f" (repairs {p.repairs})" if p.repairs else ""),
+            p.blocked or "pass",
+        ]
+        for p in proposals
+    ]
+    if stdout_styled():
+        # One proposal per line, every path and entity whole (a table would shorten them).
+        con.print(f"[bold]{escape(title)}[/]")
+        for row in rows:
+            pid, path, entities, kind, confidence, rounds, gate = row
+            gates = "[green]pass[/]" if gate == "pass" else f"[red]blocked[/] {escape(gate)}"
+            con.print(
+                f"  [bold]{pid}[/]  {escape(path)}  {escape(entities)}"
+                f"  [dim]{kind}, {confidence}, round {escape(rounds)}[/]  {gates}"
+            )
+    else:
+        con.print(title)
+        write_table(["id", "file", "entities", "kind", "confidence", "rounds", "gates"], rows)
     if accepted is not None:
         for c in accepted.plan.checks:
             g = c.blocked

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from tinymem.commands.output import (
+    diff_markup,
     emit_json,
     escape,
     out,
@@ -60,7 +61,8 @@ def log_cmd(
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """List the ledger's episodes, newest first: id, time, kind, model, summary, outcome.
+    """List the ledger's episodes, newest first: episode id, ledger commit id, time, kind,
+    author (the model, for an ask), summary, outcome. `tm show` takes either id; `-3` is `-n 3`.
 
     The ledger is the current branch's (State Maps are per branch); --branch names others,
     --all-branches shows every branch's, with the branches holding each episode. With a file
@@ -116,13 +118,20 @@ def _log_line(e: dict[str, Any], styled: bool) -> str:
         outcome = mark("red", e["outcome"]) + plain(f" ({first['proposal']} {first['reason']})")
     elif e["kind"] == "accept" and e["outcome"] == "ok":
         outcome = mark("green", "promoted")
-    author = e["author"] if len(e["author"]) <= 24 or not styled else e["author"][:23] + "…"
+    counted = "[" + ", ".join(counts) + "]" if counts else ""
+    if not styled:  # piped: one field per column, for `cut -f` (the README's promise)
+        fields = [e["episode"], short(e["commit"])]
+        if "branches" in e:
+            fields.append(",".join(e["branches"]))
+        fields += [_when(e["time"]), e["kind"], e["author"], summary, counted, outcome]
+        return "\t".join(fields)
+    author = e["author"] if len(e["author"]) <= 24 else e["author"][:23] + "…"
     held = f"{mark('cyan', '(' + ', '.join(e['branches']) + ')')}  " if "branches" in e else ""
     return (
-        f"{mark('yellow', short(e['commit']))}  {held}{mark('dim', _when(e['time']))}"
-        f"  {e['kind']:<7} "
+        f"{mark('yellow', e['episode'])} {mark('dim', short(e['commit']))}  {held}"
+        f"{mark('dim', _when(e['time']))}  {e['kind']:<7} "
         f"{plain(author):<24}  {plain(summary)}"
-        f"{'  [' + ', '.join(counts) + ']' if counts else ''}  {outcome}"
+        f"{'  ' + counted if counted else ''}  {outcome}"
     )
 
 
@@ -134,7 +143,11 @@ def _when(iso: str) -> str:
 
 
 def show_cmd(
-    episode: str = typer.Argument(..., help="Episode id or ledger commit id (a prefix is enough)."),
+    episode: str = typer.Argument(
+        None,
+        help="Episode id or ledger commit id, as tm log prints them (a prefix is enough);"
+        " default: the latest episode.",
+    ),
     messages: bool = typer.Option(
         False, "--messages", help="Print the exact messages sent to the model (JSON)."
     ),
@@ -169,6 +182,10 @@ def show_cmd(
     if round_number is not None and not (messages or response):
         raise UsageError("--round goes with --messages or --response")
     repo = open_repo()
+    if episode is None:
+        from tinymem.ledger import current
+
+        episode = current(repo).commit_id or ""  # like `git show`: the newest
     if raw:
         data = attachment(repo, episode, raw[0], round_number)
         sys.stdout.buffer.write(data)
@@ -287,20 +304,8 @@ def _render_proposal(p: dict[str, Any]) -> None:
         for gate, result in p["gates"].items():
             mark = "[green]pass[/]" if result == "pass" else escape(result)
             con.print(f"    gate {gate}  {mark}")
-    for line in p["diff"].splitlines():
-        style = (
-            "bold"
-            if line.startswith(("---", "+++"))
-            else "green"
-            if line.startswith("+")
-            else "red"
-            if line.startswith("-")
-            else "cyan"
-            if line.startswith("@@")
-            else ""
-        )
-        text = escape(line)
-        con.print(f"    [{style}]{text}[/]" if style else f"    {text}")
+    for line in diff_markup(p["diff"]):
+        con.print(f"    {line}")
 
 
 # ----------------------------------------------------------------------------------- blame

@@ -10,32 +10,53 @@ import contextlib
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import Console
 
 _out: Console | None = None
 _err: Console | None = None
 _paging = False  # stdout goes to a pager that shows a terminal: styled as for one
 no_pager = False  # `tm --no-pager`
+EXIT_CLOSED_PIPE = 141  # what a shell reports for git killed by SIGPIPE (128 + 13)
+
+
+def closed_pipe() -> NoReturn:
+    """The reader of stdout went away (`tm log | head -1`, a pager quit early): end quietly
+    with git's status, not 1 ("a check found something"). Later writes and the interpreter's
+    final flush go to /dev/null, so no "Exception ignored" follows on stderr."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(EXIT_CLOSED_PIPE)
+
+
+def _console(**options: Any) -> Console:
+    """A rich Console whose closed pipe ends tm as `closed_pipe` says (rich's own exits 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            closed_pipe()
+
+    return _Console(highlight=False, soft_wrap=True, **options)
 
 
 def out() -> Console:
     global _out
     if _out is None:
-        from rich.console import Console
-
-        _out = Console(highlight=False, soft_wrap=True)
+        _out = _console()
     return _out
 
 
 def err() -> Console:
     global _err
     if _err is None:
-        from rich.console import Console
-
-        _err = Console(stderr=True, highlight=False, soft_wrap=True)
+        _err = _console(stderr=True)
     return _err
 
 
@@ -75,13 +96,13 @@ def write_rows(rows: list[str], styled: bool) -> None:
 Cell = str | tuple[str, str]  # text, or (text, rich style)
 
 
-def write_table(
-    columns: list[str], rows: list[list[Cell]], *, title: str | None = None, key: int = 0
-) -> None:
-    """Records to stdout. On a terminal, a rich table that may shorten cells to fit, but folds
-    column `key` (an entity key: its end, the symbol, matters most) rather than cut it.
-    Piped or redirected, like git: one record per line, tab-separated, complete, no header,
-    no colour, so `cut -f1` and `grep` see every name whole."""
+def write_table(columns: list[str], rows: Sequence[Sequence[Cell]], *, key: int = 0) -> None:
+    """Records to stdout, every cell whole (names are copied from here into commands).
+
+    On a terminal, aligned columns under a header when they fit its width; when they do not,
+    each record's column `key` (an entity key) on a line of its own, its other cells aligned on
+    the next, indented. Piped or redirected, like git: one record per line, tab-separated, no
+    header, no colour, so `cut -f1` and `grep` see every name whole."""
 
     def text(cell: Cell) -> str:
         return cell if isinstance(cell, str) else cell[0]
@@ -89,22 +110,52 @@ def write_table(
     if not stdout_styled():
         write_rows(["\t".join(text(c) for c in row) for row in rows], False)
         return
-    from rich.table import Table
+    from rich.cells import cell_len
 
-    table = Table(box=None, pad_edge=False, title=title)
-    for i, name in enumerate(columns):
-        if i == key:
-            table.add_column(name, overflow="fold", ratio=3)
-        else:
-            table.add_column(name, overflow="ellipsis")
-    for row in rows:
-        table.add_row(
-            *(
-                escape(c) if isinstance(c, str) else f"[{c[1]}]{escape(c[0])}[/]" if c[1] else ""
-                for c in row
-            )
+    def shown(cell: Cell, width: int) -> str:
+        plain = text(cell)
+        pad = " " * max(0, width - cell_len(plain))
+        if isinstance(cell, str) or not cell[1] or not plain:
+            return escape(plain) + pad
+        return f"[{cell[1]}]{escape(plain)}[/]" + pad
+
+    def line(cells: Sequence[Cell], widths: list[int]) -> str:
+        return "  ".join(shown(c, w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    widths = [
+        max([cell_len(name)] + [cell_len(text(r[i])) for r in rows])
+        for i, name in enumerate(columns)
+    ]
+    header: list[Cell] = [(name, "bold") for name in columns]
+    if sum(widths) + 2 * (len(widths) - 1) <= out().width:
+        write_rows([line(header, widths)] + [line(r, widths) for r in rows], True)
+        return
+    rest = [i for i in range(len(columns)) if i != key]
+    sub = [widths[i] for i in rest]
+    lines = [shown(header[key], 0), "    " + line([header[i] for i in rest], sub)]
+    for r in rows:
+        lines += [shown(r[key], 0), "    " + line([r[i] for i in rest], sub)]
+    write_rows(lines, True)
+
+
+def diff_markup(diff: str) -> list[str]:
+    """A unified diff's lines as rich markup in the terminal's own colours (readable on a dark
+    and a light background alike: no fixed foreground for the unchanged lines)."""
+    rows = []
+    for line in diff.splitlines():
+        style = (
+            "bold"
+            if line.startswith(("---", "+++"))
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "cyan"
+            if line.startswith("@@")
+            else ""
         )
-    out().print(table)
+        rows.append(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    return rows
 
 
 def _pager_command() -> str | None:
@@ -136,8 +187,6 @@ def page() -> None:
     import shutil
     import subprocess
 
-    from rich.console import Console
-
     width = shutil.get_terminal_size().columns
     env = {**os.environ, "LESS": os.environ.get("LESS", "FRX"), "LV": os.environ.get("LV", "-c")}
     try:
@@ -149,7 +198,7 @@ def page() -> None:
     saved = os.dup(1)
     os.dup2(pager.stdin.fileno(), 1)
     pager.stdin.close()
-    _out = Console(highlight=False, soft_wrap=True, force_terminal=True, width=width)
+    _out = _console(force_terminal=True, width=width)
     _paging = True
 
     def finish() -> None:

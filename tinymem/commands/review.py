@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tinymem.commands.output import emit_json, escape, out, page
+from tinymem.commands.output import diff_markup, emit_json, escape, out, page, stdout_styled
 from tinymem.errors import GateBlockedError
 
 if TYPE_CHECKING:
@@ -69,6 +69,9 @@ def diff_cmd(
         emit_json({"proposals": docs})
         return
     page()
+    # Decided after paging: `stdout_styled` knows the pager shows a terminal, where isatty()
+    # would see the pager's pipe and drop the colours.
+    styled = stdout_styled()
     if not docs:
         out().print("No pending proposals.")
         return
@@ -83,10 +86,9 @@ def diff_cmd(
             con.print(f"  [yellow]note[/] {escape(note)}")
         if stat:
             con.print(f"  +{d['added']} -{d['removed']}")
-        elif sys.stdout.isatty():
-            from rich.syntax import Syntax
-
-            con.print(Syntax(d["diff"], "diff", theme="ansi_dark", background_color="default"))
+        elif styled:
+            for line in diff_markup(d["diff"]):
+                con.print(line)
         else:
             sys.stdout.write(d["diff"])
 
