@@ -190,6 +190,8 @@ def remove_leftovers(repo: Repo, intent: Intent) -> None:
 def remove_strays(repo: Repo, paths: list[str]) -> None:
     """Every temporary file beside `paths` (`.git` on another file system), whichever
     operation left it: called only where no other tm can be writing (the accept lock held)."""
+    if os.listdir not in os.supports_fd:  # pragma: no cover - not POSIX
+        return
     for rel in paths:
         name = rel.rsplit("/", 1)[-1]
         with contextlib.suppress(OSError):
