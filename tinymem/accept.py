@@ -74,6 +74,9 @@ class FilePlan:
     before_oid: str | None
     after: bytes | None  # None: delete the file
     proposals: list[str] = field(default_factory=list)
+    # The disk already held what a proposal writes (applied by hand, or by another tool):
+    # nothing is written, but the file is recorded as an accept that wrote it would.
+    applied: bool = False
 
 
 @dataclass
@@ -285,6 +288,7 @@ def _check_one(
     # ETV first in the computation (its verdict is reported after Gate A, as documented).
     etv_problems: list[str] = []
     conflicts: list[str] = []
+    saved_before = list(plan_.overwritten)
     whole = p.kind in ("whole-file", "new-file")
     file_named = whole and path in overwrite  # the whole file is kept, below
     for e in p.entities:
@@ -342,6 +346,16 @@ def _check_one(
             + " too: accept one of them, then ask again for the other change"
         )
     check.gates.append(GateResult("A", gate_a is None, gate_a or "pass"))
+    already = new_text == current_text and (
+        bool(etv_problems) or list(plan_.overwritten) != saved_before
+    )
+    if already:
+        # The text that differs from what the model saw is the model's own text: nothing of
+        # the user's is replaced, so there is nothing for ETV (or --overwrite-stale) to keep.
+        etv_problems = []
+        for key in [k for k in plan_.overwritten if k not in saved_before]:
+            del plan_.overwritten[key]
+        check.notes.append(f"already applied: {path} holds this text; recorded, not written")
     if etv_problems:
         check.gates.append(
             GateResult(
@@ -357,6 +371,7 @@ def _check_one(
     check.gates.append(GateResult("B", True, "accepted by the user"))
     if check.ok:
         fp.after = new_text
+        fp.applied = fp.applied or already
         for e in p.entities:
             plan_.changed_by[entity_key(path, e.symbol)] = p.id
             if e.op == "delete" and allow_delete:
@@ -509,6 +524,9 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
     the episode is recorded rolls the files back (StaleError)."""
     ref = ref or repo.state_ref
     changed = [fp for fp in plan_.files.values() if fp.after != fp.before]
+    applied = [
+        fp for fp in plan_.files.values() if fp.applied and fp.proposals and fp.after == fp.before
+    ]
 
     def unchanged(fp: FilePlan) -> None:
         _, oid = _disk(repo, fp.path)
@@ -517,7 +535,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
                 f"{fp.path} changed while accepting (an editor saved it?); nothing was written"
             )
 
-    for fp in changed:
+    for fp in changed + applied:
         unchanged(fp)  # cheap early check of every file before any rename
     episode_id = new_episode_id()
     tip = repo.state_tip(ref)
@@ -532,7 +550,9 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
         edits: TreeEdits = {}
         cache = SymbolCache(repo.cache_dir)
         try:
-            for fp in changed:
+            for fp in changed + applied:
+                if fp.after == fp.before:  # applied already: nothing was written
+                    unchanged(fp)  # what is recorded is what the gates saw, not newer text
                 old = view.meta(fp.path)
                 base_by_symbol = {
                     e.symbol: e.base for p in accepted if p.path == fp.path for e in p.entities

@@ -170,3 +170,83 @@ def test_pasting_the_recorded_text_over_a_hand_edit_keeps_the_hand_edit(repo: Pa
     assert result.committed is not None and result.saved_disk_text is not None
     assert _reachable(repo, result.saved_disk_text)
     assert _blob(repo, result.saved_disk_text) == HAND
+
+
+# `.git` on another file system than the work tree: the rename out of `.git/tinymem/tmp/`
+# fails with EXDEV, and the temporary file is written beside the target instead.
+CROSS_DEVICE = """
+import errno
+real_rename = os.rename
+def rename(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+    if src_dir_fd is not None and src_dir_fd != dst_dir_fd:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+    return real_rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+os.rename = rename
+"""
+
+
+def _cross_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace: dict[str, object] = {"os": os}
+    exec(CROSS_DEVICE.replace("os.rename = rename", ""), namespace)
+    monkeypatch.setattr(os, "rename", namespace["rename"])
+
+
+def _strays(repo: Path) -> list[str]:
+    return [p.name for p in repo.rglob("*.tm-tmp")]
+
+
+def test_a_paste_killed_beside_the_file_leaves_nothing_that_blocks_the_next(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem.adopt import adopt_content
+    from tinymem.repository import open_repo
+
+    _repo_with_hand_edit(repo)
+    # Killed after writing its temporary file beside a.py (the second one: the first, in
+    # .git/tinymem/tmp/, could not be renamed across file systems).
+    kill = (
+        CROSS_DEVICE
+        + """
+import tinymem.writing.atomic as m
+real = m._write_temp
+calls = []
+def patched(*a, **k):
+    real(*a, **k)
+    calls.append(1)
+    if len(calls) == 2:
+        os._exit(9)
+m._write_temp = patched
+"""
+    )
+    assert _paste_dying(repo, kill).returncode == 9
+    assert len(_strays(repo)) == 1 and _strays(repo)[0].startswith(".a.py.tm-")
+    assert (repo / "a.py").read_text() == HAND
+    # The next command (in-process: the same forced cross-device rename) cleans up.
+    _cross_device(monkeypatch)
+    r = open_repo(str(repo))
+    assert _strays(repo) == []
+    result = adopt_content(r, str(repo / "a.py"), PASTE.encode())
+    assert (repo / "a.py").read_text() == PASTE and _strays(repo) == []
+    assert result.saved_disk_text and _blob(repo, result.saved_disk_text) == HAND
+
+
+def test_a_stray_temp_file_of_an_older_tm_is_reported_and_removed_by_the_next_paste(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem.adopt import adopt_content
+    from tinymem.repository import open_repo
+
+    _repo_with_hand_edit(repo)
+    write(repo, ".gitignore", ".*\n")  # an ignore rule must not hide it from doctor
+    write(repo, "sub/b.py", BASE)
+    (repo / "sub" / ".b.py.tm-adopt.tm-tmp").write_text("half a paste")
+    (repo / ".a.py.tm-adopt.tm-tmp").write_text("half a paste")  # the name it always used
+    doctor = json.loads(tm(repo, "doctor", "--json").stdout)
+    found = [c for c in doctor["checks"] if c["check"] == "interrupted"]
+    assert any("temporary file" in c["message"] for c in found), found
+    listed = json.dumps(found)
+    assert ".a.py.tm-adopt.tm-tmp" in listed and "sub/.b.py.tm-adopt.tm-tmp" in listed
+    _cross_device(monkeypatch)
+    adopt_content(open_repo(str(repo)), str(repo / "a.py"), PASTE.encode())
+    assert (repo / "a.py").read_text() == PASTE
+    assert _strays(repo) == [".b.py.tm-adopt.tm-tmp"]  # beside another file: not touched

@@ -124,5 +124,19 @@ def check_leftovers(repo: Repo, report: DoctorReport) -> None:
             "read them (response.txt) and ask again; delete the directories when done",
             found.unrecorded,
         )
-    if not (found.recovered or found.accept_running or found.ref_lock or found.unrecorded):
+    if found.strays:
+        report.add(
+            "interrupted",
+            WARN,
+            f"{len(found.strays)} temporary file(s) of a killed tm write beside your files",
+            "the next tm write of the file beside each removes it, or delete them",
+            found.strays,
+        )
+    if not (
+        found.recovered
+        or found.accept_running
+        or found.ref_lock
+        or found.unrecorded
+        or found.strays
+    ):
         report.add("interrupted", OK, "no interrupted accept, ledger lock or unrecorded reply")

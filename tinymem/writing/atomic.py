@@ -18,14 +18,25 @@ from collections.abc import Callable
 from tinymem.repository import Repo
 from tinymem.writing.safedir import open_parent
 
-__all__ = ["remove_file", "temp_name", "write_atomic"]
+__all__ = ["TEMP_GLOB", "is_temp_of", "remove_file", "temp_name", "write_atomic"]
 
 TMP_DIRNAME = "tmp"
 
 
 def temp_name(name: str, tag: str) -> str:
-    """The temporary name beside `name` (only when `.git` is on another file system)."""
+    """The temporary name beside `name` (only when `.git` is on another file system). Every
+    tag starts with `tm-` and is unique per operation (`tm-<episode>`): a fixed one
+    (`tm-adopt`, before) left by a killed process blocked every later write of the file."""
     return f".{name}.{tag}.tm-tmp"
+
+
+TEMP_GLOB = ".*.tm-*.tm-tmp"  # every `temp_name`, as a git pathspec glob
+
+
+def is_temp_of(entry: str, name: str) -> bool:
+    """Whether directory entry `entry` is a temporary file `temp_name` made for `name`."""
+    prefix = f".{name}.tm-"
+    return entry.startswith(prefix) and entry.endswith(".tm-tmp") and len(entry) > len(prefix) + 7
 
 
 def _tmp_dir(repo: Repo) -> int:

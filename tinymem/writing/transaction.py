@@ -23,7 +23,7 @@ from tinymem.branches.refs import ledger_refs
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
 from tinymem.repository import Repo
 from tinymem.writing import journal
-from tinymem.writing.atomic import TMP_DIRNAME, remove_file, temp_name, write_atomic
+from tinymem.writing.atomic import TMP_DIRNAME, is_temp_of, remove_file, write_atomic
 from tinymem.writing.journal import IntendedFile, Intent
 from tinymem.writing.safedir import open_parent
 
@@ -33,6 +33,7 @@ __all__ = [
     "read_raw",
     "recorded",
     "remove_leftovers",
+    "remove_strays",
     "roll_back",
     "write_all",
 ]
@@ -105,6 +106,9 @@ def write_all(
             kind=kind,
         )
         journal.write(repo, intent)
+        # Under the accept lock no other tm is writing: a temporary file beside a target is
+        # a killed process's (of an older tm, whose names recovery did not know).
+        remove_strays(repo, [c.path for c in changes])
         try:
             for c in changes:
                 if c.after is None:
@@ -177,16 +181,27 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
 
 def remove_leftovers(repo: Repo, intent: Intent) -> None:
     """The temporary files of `intent`, wherever a crash left them."""
-    for f in intent.files:
-        name = f.path.rsplit("/", 1)[-1]
-        with contextlib.suppress(OSError):
-            parent, _ = open_parent(repo.workdir, f.path, create=False)
-            try:
-                os.unlink(temp_name(name, intent.tag), dir_fd=parent)
-            finally:
-                os.close(parent)
+    remove_strays(repo, [f.path for f in intent.files])
     tmp_dir = os.path.join(repo.cache_dir, TMP_DIRNAME)
     with contextlib.suppress(OSError):
         for leftover in os.listdir(tmp_dir):
             if leftover.startswith(intent.tag + "-"):
                 os.unlink(os.path.join(tmp_dir, leftover))
+
+
+def remove_strays(repo: Repo, paths: list[str]) -> None:
+    """Every temporary file beside `paths` (`.git` on another file system), whichever
+    operation left it: called only where no other tm can be writing (the accept lock held)."""
+    if os.listdir not in os.supports_fd:  # pragma: no cover - not POSIX
+        return
+    for rel in paths:
+        name = rel.rsplit("/", 1)[-1]
+        with contextlib.suppress(OSError):
+            parent, _ = open_parent(repo.workdir, rel, create=False)
+            try:
+                for entry in os.listdir(parent):
+                    if is_temp_of(entry, name):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(entry, dir_fd=parent)
+            finally:
+                os.close(parent)
