@@ -73,6 +73,10 @@ def main() -> None:
     enable_if_completing()
     try:
         app(prog_name="tm")
+    except SystemExit as exc:
+        if exc.code == 130 and _typer_interrupted(exc):
+            print("tm: interrupted", file=sys.stderr)
+        raise
     except TinymemError as exc:
         print(f"tm: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -80,6 +84,13 @@ def main() -> None:
         print("tm: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as exc:
+        from tinymem import interrupts
+
+        if interrupts.seen():
+            # Ctrl-C inside an import of a C extension comes out as an ImportError; any
+            # failure after one is the interrupt's doing, not a bug to report.
+            print("tm: interrupted", file=sys.stderr)
+            sys.exit(interrupts.EXIT_INTERRUPTED)
         if _is_git_error(exc):
             # Not a user mistake we could name better: still one sentence, never a traceback.
             print(f"tm: git or file system error: {exc}", file=sys.stderr)
@@ -93,6 +104,13 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(10)
+
+
+def _typer_interrupted(exc: SystemExit) -> bool:
+    """Whether typer turned a KeyboardInterrupt into this exit (`Exit(130) from e`): it says
+    nothing then. A command that said why itself raises its Exit(130) from None."""
+    raised = exc.__context__
+    return raised is not None and isinstance(raised.__cause__, KeyboardInterrupt)
 
 
 def _is_git_error(exc: Exception) -> bool:
