@@ -97,6 +97,10 @@ def main() -> None:
     sys.argv[1:] = _count_shorthand(sys.argv[1:])
     try:
         app(prog_name="tm")
+    except SystemExit as exc:
+        if exc.code == 130 and _typer_interrupted(exc):
+            print("tm: interrupted", file=sys.stderr)
+        raise
     except TinymemError as exc:
         print(f"tm: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -104,6 +108,13 @@ def main() -> None:
         print("tm: interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as exc:
+        from tinymem import interrupts
+
+        if interrupts.seen():
+            # Ctrl-C inside an import of a C extension comes out as an ImportError; any
+            # failure after one is the interrupt's doing, not a bug to report.
+            print("tm: interrupted", file=sys.stderr)
+            sys.exit(interrupts.EXIT_INTERRUPTED)
         if _is_git_error(exc):
             # Not a user mistake we could name better: still one sentence, never a traceback.
             print(f"tm: git or file system error: {exc}", file=sys.stderr)
@@ -135,6 +146,13 @@ def _count_shorthand(args: list[str]) -> list[str]:
         count = len(a) > 1 and a[0] == "-" and a[1:].isdigit() and not a_value
         spelled += ["-n", a[1:]] if count else [a]
     return args[: command + 1] + spelled + rest[end:]
+
+
+def _typer_interrupted(exc: SystemExit) -> bool:
+    """Whether typer turned a KeyboardInterrupt into this exit (`Exit(130) from e`): it says
+    nothing then. A command that said why itself raises its Exit(130) from None."""
+    raised = exc.__context__
+    return raised is not None and isinstance(raised.__cause__, KeyboardInterrupt)
 
 
 def _is_git_error(exc: Exception) -> bool:

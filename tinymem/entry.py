@@ -2,15 +2,23 @@
 people and by scripts) it starts git's comparison of the work tree before the command line
 and pygit2 are loaded (~110 ms of imports that git's ~80 ms then overlaps at 50,000 files);
 everything else goes straight to `tinymem.cli`.
+
+Ctrl-C: see `interrupts.py`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
+from tinymem import interrupts
+
+# Not `typing.TYPE_CHECKING`: importing typing (~3 ms) would come before the handler that
+# makes Ctrl-C quiet (`interrupts`) is installed; mypy takes any constant of this name.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tinymem.gitsuspects import Probe
 
 _STATUS_FLAGS = frozenset({"--json", "--check"})
@@ -25,13 +33,27 @@ def take_early_probe() -> Probe | None:
     return probe
 
 
+def _run(command: Callable[[], None]) -> None:
+    """`command` with Ctrl-C as KeyboardInterrupt (see `interrupts`)."""
+    interrupts.during_command()
+    try:
+        command()
+    except KeyboardInterrupt:
+        # Only between here and the command's own handling (`cli.main`'s first lines).
+        print("tm: interrupted", file=sys.stderr)
+        raise SystemExit(interrupts.EXIT_INTERRUPTED) from None
+    finally:
+        interrupts.after_command()
+
+
 def main() -> None:
     global _early
+    interrupts.before_command()  # first: the imports below are start-up
     args = sys.argv[1:]
     if not (args[:1] == ["status"] and set(args[1:]) <= _STATUS_FLAGS):
         from tinymem.cli import main as cli_main
 
-        cli_main()
+        _run(cli_main)
         return
     try:
         from tinymem.gitsuspects import start
@@ -42,7 +64,7 @@ def main() -> None:
     from tinymem.cli import main as cli_main
 
     try:
-        cli_main()
+        _run(cli_main)
     except SystemExit as exc:
         _exit_now(exc.code)
     _exit_now(0)

@@ -221,6 +221,9 @@ class StateView:
                 raise CorruptStateError(f"ledger commit {commit_id} is unreadable: {exc}") from exc
         self._files: dict[str, str] | None = None
         self._meta_cache: dict[str, FileMeta | None] = {}
+        # Top-level subtrees looked into, kept: libgit2 caches no tree over 4 KiB, so a large
+        # one (proposals/ with thousands of entries) was parsed again for every lookup.
+        self._tree_objects: dict[str, pygit2.Tree] = {}
 
     def subtree(self, name: str) -> str | None:
         if name not in self._subtrees:
@@ -256,8 +259,11 @@ class StateView:
         sub = self.subtree(top)
         if sub is None:
             return None
+        tree = self._tree_objects.get(top)
+        if tree is None:
+            tree = self._tree_objects[top] = read_tree(self.repo, sub)
         try:
-            entry = read_tree(self.repo, sub)[path]
+            entry = tree[path]
         except KeyError:
             return None
         return entry.filemode, str(entry.id)

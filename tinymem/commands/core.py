@@ -99,9 +99,9 @@ def status_cmd(
     selected = _selection(repo, paths)
     wanted = None if selected is None else [p for p in view.files() if selected(p)]
     report = verify(repo, view, wanted, probe)
-    from tinymem.proposalrecords import pending
+    from tinymem.pendingids import pending_ids
 
-    proposals = sorted(pending(view))
+    proposals = pending_ids(repo, view)
     from tinymem.branches.refs import may_have_merged
 
     merged = None
