@@ -24,6 +24,7 @@ from tinymem.hydration.hydrate import Hydration, estimate_tokens, hydrate
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import Committed, Episode, current, history
 from tinymem.llm import CallResult, OnText, call
+from tinymem.modelsetup import is_ollama
 from tinymem.proposalrecords import Proposal
 from tinymem.repair.chain import link
 from tinymem.repair.followup import FollowUp, follow_up
@@ -91,6 +92,7 @@ class AskResult:
     error: ModelError | None = None  # round 0 failed: nothing was proposed
     rounds: list[Round] = field(default_factory=list)
     stopped: str | None = None  # why no further repair round was sent, when one was due
+    truncated: str | None = None  # the endpoint counted far fewer prompt tokens than were sent
     episode: Episode = field(default_factory=lambda: Episode(kind="ask", summary=""))
 
     @property
@@ -223,6 +225,7 @@ def _converse(
             return
         if number == 0:
             result.call = rnd.call
+            result.truncated = truncation_notice(prep, messages, rnd.call.prompt_tokens)
             result.outcome = everything
         if rnd.call.aborted and number > 0:
             return  # a repair cut short: its partial blocks are not worth a proposal
@@ -267,6 +270,39 @@ def _converse(
         ]
         if on_repair is not None:
             on_repair(number + 1, items)
+
+
+# The endpoint's count of prompt tokens below this share of tm's estimate (about four characters
+# a token, which real tokenizers exceed on code) means the server cut the prompt: Ollama keeps
+# only the last num_ctx tokens (2,048 or 4,096 by default) without a word. The floor keeps
+# small prompts, which fit any context, out of it.
+TRUNCATED_SHARE = 0.5
+TRUNCATED_FLOOR = 512
+
+
+def truncation_notice(
+    prep: Prepared, messages: list[dict[str, str]], counted: int | None
+) -> str | None:
+    """One sentence when the endpoint saw far fewer prompt tokens than tm sent, with the fix."""
+    if counted is None:
+        return None
+    sent = sum(estimate_tokens(m["content"]) for m in messages)
+    if counted >= sent * TRUNCATED_SHARE or sent - counted < TRUNCATED_FLOOR:
+        return None
+    if is_ollama(prep.model):
+        fix = (
+            f"raise tinymem.context (now {prep.context}, sent as num_ctx) to what the model"
+            " supports, or lower tinymem.budget"
+        )
+    else:
+        fix = (
+            "raise the server's context window (Ollama: OLLAMA_CONTEXT_LENGTH, or use"
+            " ollama_chat/MODEL, to which tm sends num_ctx) or lower tinymem.budget"
+        )
+    return (
+        f"the prompt was probably truncated: the endpoint counted {counted} prompt tokens"
+        f" where tm sent about {sent}; {fix}"
+    )
 
 
 def _fitting_follow_up(

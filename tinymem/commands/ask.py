@@ -130,6 +130,8 @@ def ask_cmd(
 
             accepted = accept_proposals(repo, eligible)
     promoted = [c.proposal.id for c in accepted.plan.checks if c.ok] if accepted else []
+    if result.truncated is not None:
+        err().print(f"tm: {escape(result.truncated)}")
     if as_json:
         emit_json(_json_doc(result, promoted))
     if result.error is not None:
