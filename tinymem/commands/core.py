@@ -211,6 +211,9 @@ def adopt_cmd(
     since: str = typer.Option(
         None, "--since", metavar="REV", help="With --merged: the commit the branch was at before."
     ),
+    allow_empty: bool = typer.Option(
+        False, "--allow-empty", help="With --path: accept empty stdin (empties the file)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
 ) -> None:
     """Make your own edits the truth (the user write-head): AUTHORITATIVE at once.
@@ -236,7 +239,7 @@ def adopt_cmd(
             raise UsageError("--path takes the content from stdin; do not name other files")
         if sys.stdin.isatty():
             err().print("Paste the content, then Ctrl-D:")
-        result = adopt_content(repo, paste, sys.stdin.buffer.read())
+        result = adopt_content(repo, paste, sys.stdin.buffer.read(), allow_empty=allow_empty)
     else:
         result = adopt(repo, list(paths or []), all_stale=all_stale)
     if as_json:
@@ -244,7 +247,10 @@ def adopt_cmd(
         return
     con = out()
     if result.committed is None:
-        con.print("Nothing to adopt: the State Map already holds this text.")
+        if all_stale and not result.unchanged:
+            con.print("Nothing to adopt: every file matches the State Map.")
+        else:
+            con.print("Nothing to adopt: the State Map already holds this text.")
         return
     ep = result.committed.episode
     _print_recorded(result.adopted, result.deleted)
