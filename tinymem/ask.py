@@ -10,6 +10,7 @@ reply, model, timings, token counts and hydrated entity keys are stored in its l
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -26,6 +27,7 @@ from tinymem.ledger import Committed, Episode, current, history
 from tinymem.llm import CallResult, OnText, call
 from tinymem.modelsetup import is_ollama
 from tinymem.proposalrecords import Proposal
+from tinymem.records import entity_key
 from tinymem.repair.chain import link
 from tinymem.repair.followup import FollowUp, follow_up
 from tinymem.repair.triage import RepairItem, triage
@@ -68,6 +70,8 @@ class Prepared:
     timeout: float
     max_reply: int
     repair: int = 0  # repair rounds allowed
+    # Said before the call: a STALE entity the request is about, a -f file cut by the budget.
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -120,10 +124,14 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     etv = verify(repo, view)
     recent = list(islice(history(repo), 6))
     files = [repo.rel(f) for f in opts.files]
+    for given, rel in zip(opts.files, files, strict=True):
+        _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
     hyd = hydrate(
         view, etv, opts.prompt, files=files, budget=budget, recent=recent, reserve=reserve
     )
+    notices = _stale_notices(view, hyd.stale, opts.prompt, files)
+    notices += _left_out(view, hyd, files)
     if opts.conversation is not None:
         hyd.messages = hyd.injected(opts.conversation)
         hyd.tokens = sum(estimate_tokens(m["content"]) for m in hyd.messages)
@@ -137,7 +145,82 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         timeout=float(cfg.as_int(values, "timeout") or 120),
         max_reply=_max_reply(values),
         repair=repair,
+        notices=notices,
     )
+
+
+def _known_file(repo: Repo, view: StateView, given: str, rel: str) -> None:
+    """A -f file tm can show: one the State Map holds. Anything else was ignored silently."""
+    meta = view.meta(rel)
+    if meta is not None and not meta.deleted:
+        return
+    full = repo.abspath(rel)
+    if os.path.isdir(full):
+        raise UsageError(f"-f {given} is a directory; -f takes a file (repeat it for several)")
+    if os.path.exists(full):
+        raise UsageError(f"-f {given}: tm does not track this file yet; `tm adopt {rel}` first")
+    raise UsageError(f"-f {given}: no such file")
+
+
+def _stale_notices(view: StateView, stale: list[str], prompt: str, files: list[str]) -> list[str]:
+    """The STALE entities the request is about (named, or in a named file): the model will not
+    see them and what it proposes for them will be blocked, so say it before waiting on it."""
+    if not stale:
+        return []
+    req = Request.parse(prompt)
+    named = set(files) | set(req.paths)
+    about: list[str] = []
+    for key in stale:
+        path, _, symbol = key.partition("::")
+        last = symbol.rsplit(".", 1)[-1]
+        if (
+            path in named
+            or path.rsplit("/", 1)[-1] in req.paths
+            or symbol in req.qualified
+            or (last and last in req.words)
+        ):
+            about.append(key)
+    if not about:
+        return []
+    paths = " ".join(dict.fromkeys(k.partition("::")[0] for k in about))
+    return [
+        f"{', '.join(about[:3])}{' and others' if len(about) > 3 else ''} changed by hand since"
+        f" tm recorded it (STALE): the model will not see your text and a change to it will be"
+        f" blocked; `tm adopt {paths}` first makes your text the truth"
+    ]
+
+
+def _left_out(view: StateView, hyd: Hydration, files: list[str]) -> list[str]:
+    """What of the -f files did not fit the budget: shown by signature only, or not at all."""
+    shown = {h["entity"] for h in hyd.hydrated}
+    stale = set(hyd.stale)
+    out: list[str] = []
+    for rel in dict.fromkeys(files):
+        meta = view.meta(rel)
+        if meta is None:
+            continue
+        keys = [
+            entity_key(rel, r.symbol)
+            for r in meta.live_entities()
+            if entity_key(rel, r.symbol) not in stale
+        ]
+        missing = [k for k in keys if k not in shown and not _inside_shown(k, shown)]
+        if missing and keys:
+            names = ", ".join(k.partition("::")[2] for k in missing[:4])
+            more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+            out.append(
+                f"-f {rel}: {len(missing)} of its {len(keys)} entities did not fit the budget of"
+                f" {hyd.budget} tokens and were left out ({names}{more}); raise --budget or"
+                " name fewer files"
+            )
+    return out
+
+
+def _inside_shown(key: str, shown: set[str]) -> bool:
+    """A method is shown when its class is (hydration shows a container with its members)."""
+    path, _, symbol = key.partition("::")
+    parts = symbol.split(".")
+    return any(entity_key(path, ".".join(parts[:i])) in shown for i in range(1, len(parts)))
 
 
 # Below this budget every token of the first prompt is worth more than a repair round: held
@@ -173,10 +256,16 @@ def ask(
     opts: AskOptions,
     on_text: OnText | None = None,
     on_repair: OnRepair | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> AskResult:
+    """`on_notice` hears, before the model is called, what the user should know first
+    (`Prepared.notices`)."""
     from tinymem.askrecord import record
 
     prep = prepare(repo, opts)
+    if on_notice is not None:
+        for notice in prep.notices:
+            on_notice(notice)
     result = AskResult(prep, None, None, None)
     result.episode.summary = " ".join(opts.prompt.split())[:120]
     try:

@@ -11,6 +11,7 @@ from tinymem.commands.output import emit_json, err, escape, out, stdout_styled, 
 
 if TYPE_CHECKING:
     from tinymem.ask import AskResult
+    from tinymem.proposalrecords import Proposal
     from tinymem.repair.triage import RepairItem
 
 
@@ -62,8 +63,14 @@ def ask_cmd(
     flags = model_flags(model, api_base, budget, timeout)
     flags["repair"] = None if repair is None else str(repair)
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
+
+    def on_notice(text: str) -> None:
+        err().print(f"tm: {escape(text)}")
+
     if dry_run:
         prep = prepare(repo, opts)
+        for notice in prep.notices:
+            on_notice(notice)
         if as_json:
             emit_json(
                 {
@@ -86,7 +93,7 @@ def ask_cmd(
         return
 
     if as_json:
-        result = ask(repo, opts, None)
+        result = ask(repo, opts, None, on_notice=on_notice)
     elif out().is_terminal:
         # On a terminal the reply renders as Markdown while it streams.
         from rich.live import Live
@@ -103,7 +110,7 @@ def ask_cmd(
                 parts.append(f"\n\n---\n\n*{_repair_line(number, items)}*\n\n")
                 live.update(Markdown("".join(parts)))
 
-            result = ask(repo, opts, on_text, on_repair)
+            result = ask(repo, opts, on_text, on_repair, on_notice)
     else:
 
         def on_plain(piece: str) -> None:
@@ -116,7 +123,7 @@ def ask_cmd(
             sys.stdout.flush()
             err().print(escape(_repair_line(number, items)))
 
-        result = ask(repo, opts, on_plain, on_plain_repair)
+        result = ask(repo, opts, on_plain, on_plain_repair, on_notice)
         sys.stdout.write("\n")
     ep = result.committed.episode if result.committed else None
     ep_id = ep.id if ep else "?"
@@ -179,7 +186,21 @@ def ask_cmd(
             g = c.blocked
             verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
             con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
-    con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")
+    con.print(_next_line(proposals, promoted))
+
+
+def _next_line(proposals: list[Proposal], promoted: list[str]) -> str:
+    """What the user can do now, true for the state the proposals are in."""
+    waiting = [p for p in proposals if p.id not in promoted]
+    passing = [p.id for p in waiting if not p.blocked]
+    if not waiting:
+        return "Next: git diff to review what was written, then commit it."
+    if not passing:
+        return (
+            "Next: every proposal is blocked (see gates): tm diff shows them; ask again, or"
+            " tm reject " + " ".join(p.id for p in waiting) + " to drop them."
+        )
+    return f"Next: tm diff to review; tm accept {' '.join(passing)} to apply; tm reject ID to drop."
 
 
 def model_flags(

@@ -75,6 +75,26 @@ def init_cmd(
         )
     for path, why in result.skipped:
         err().print(f"skipped {escape(path)}: {why}")
+    for line in _after_init(repo):
+        out().print(escape(line))
+
+
+def _after_init(repo: Repo) -> list[str]:
+    """What is left to set up after init: the pre-commit hook, and a model of one's own."""
+    from tinymem import config as cfg
+    from tinymem.hook import installed
+
+    steps: list[str] = []
+    if installed(repo) != "current":
+        steps.append("tm hook install (refuses commits that would overwrite newer truth)")
+    model = cfg.resolve(repo.git)["model"]
+    if model.source == "default":
+        steps.append(
+            f"tm config model NAME (now {model.value}, the default; `tm doctor --model`"
+            " checks it answers)"
+        )
+    steps.append('tm ask "..." to ask the model')
+    return ["Next: " + "; ".join(steps) + "."]
 
 
 def status_cmd(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -166,6 +167,11 @@ def _report_accept(result: AcceptResult) -> None:
     if result.committed is not None:
         ep = result.committed.episode
         con.print(f"Episode {ep.id} (commit {result.committed.commit[:12]}).")
+        written = sorted({c.proposal.path for c in result.plan.checks if c.ok and c.proposal.path})
+        con.print(
+            "Next: git diff to review what was written, then commit it: git commit "
+            + " ".join(shlex.quote(p) for p in written)
+        )
     blocked = [c for c in result.plan.checks if not c.ok]
     if blocked:
         for c in blocked:
