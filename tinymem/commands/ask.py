@@ -20,7 +20,12 @@ def register(app: typer.Typer) -> None:
 
 
 def ask_cmd(
-    prompt: str = typer.Argument(..., help="What you want the model to do."),
+    prompt: str = typer.Argument(
+        None,
+        help="What you want the model to do; `-` reads it from stdin. Text piped to tm ask is"
+        " added after it; none on a terminal opens $EDITOR.",
+        show_default=False,
+    ),
     files: list[str] = typer.Option(
         None, "--file", "-f", help="Hydrate this file in full (repeatable)."
     ),
@@ -60,6 +65,7 @@ def ask_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
+    prompt = read_prompt(prompt)
     flags = model_flags(model, api_base, budget, timeout)
     flags["repair"] = None if repair is None else str(repair)
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
@@ -201,6 +207,54 @@ def _next_line(proposals: list[Proposal], promoted: list[str]) -> str:
             " tm reject " + " ".join(p.id for p in waiting) + " to drop them."
         )
     return f"Next: tm diff to review; tm accept {' '.join(passing)} to apply; tm reject ID to drop."
+
+
+def _piped() -> str | None:
+    """What a pipe or a redirected file holds on stdin; None for a terminal, /dev/null or an
+    inherited stdin nothing writes to (a socket, a character device): reading those would
+    wait forever or for nothing."""
+    import os
+    import stat
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        # No file descriptor (tests run tm in-process with a buffer as stdin): not a terminal.
+        return None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.read()
+
+
+def read_prompt(prompt: str | None) -> str:
+    """The prompt as `llm` and git take one: `-` reads it from stdin; text piped along with a
+    prompt is added after it as the input it is about; no prompt on a terminal opens $EDITOR."""
+    from tinymem.errors import UsageError
+
+    if prompt == "-":
+        text = _piped() or ""
+        if not text.strip():
+            raise UsageError("tm ask -: no prompt came on stdin")
+        return text.strip()
+    if prompt is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            import click
+
+            edited = click.edit(
+                "\n# What should the model do? Lines starting with # are left out.\n"
+            )
+            text = "\n".join(
+                line for line in (edited or "").splitlines() if not line.startswith("#")
+            )
+        else:
+            text = _piped() or ""
+        if not text.strip():
+            raise UsageError('tm ask needs a prompt: tm ask "what to do" (or `-` to read stdin)')
+        return text.strip()
+    piped = None if sys.stdin.isatty() else _piped()
+    if piped and piped.strip():
+        return f"{prompt}\n\nInput (from stdin):\n{piped.rstrip()}"
+    return prompt
 
 
 def model_flags(
