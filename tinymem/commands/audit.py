@@ -413,16 +413,19 @@ def config_cmd(
     global_: bool = typer.Option(
         False, "--global", help="Write the user's global git config instead of the repository's."
     ),
+    unset: bool = typer.Option(
+        False, "--unset", help="Remove KEY from the git config (with --global: the user's)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Show the effective configuration and where each value comes from, or set a value.
+    """Show the effective configuration and where each value comes from, set or unset a value.
 
     Precedence: flag > TM_* environment > repository git config > global git config > default.
     Values are stored as tinymem.KEY in git config. API keys are never stored: export the
     provider's environment variable instead.
     """
     from tinymem import config as cfg
-    from tinymem.config import find_setting, write_setting
+    from tinymem.config import find_setting, unset_setting, write_setting
     from tinymem.errors import TinymemError, UsageError
     from tinymem.repository import Repo, open_repo
 
@@ -431,6 +434,25 @@ def config_cmd(
         repo = open_repo()
     except TinymemError:
         repo = None  # outside a repository: the global config and defaults still apply
+    if unset:
+        if key is None or value is not None:
+            raise UsageError("--unset takes one KEY: tm config --unset KEY")
+        removed = unset_setting(repo, key, global_=global_)
+        if as_json:
+            emit_json(
+                {
+                    "key": removed.key,
+                    "scope": removed.scope,
+                    "file": removed.path,
+                    "removed": removed.removed,
+                }
+            )
+            return
+        if removed.removed:
+            out().print(f"tinymem.{removed.key} unset  ({removed.scope}: {removed.path})")
+        else:
+            out().print(f"tinymem.{removed.key} was not set in the {removed.scope} config")
+        return
     if value is not None:
         written = write_setting(repo, key, value, global_=global_)
         # A secret is not echoed into the terminal's scrollback or a script's log.
