@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
 
 def init_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was imported as JSON."),
 ) -> None:
     """Import the tracked files as the AUTHORITATIVE baseline (source: disk).
 
@@ -48,7 +49,7 @@ def init_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
-    show_bar = not quiet and err().is_terminal
+    show_bar = not quiet and not as_json and err().is_terminal
     if show_bar:
         from rich.progress import Progress
 
@@ -61,6 +62,19 @@ def init_cmd(
             result = init(repo, progress)
     else:
         result = init(repo)
+    if as_json:
+        c = result.committed
+        emit_json(
+            {
+                "branch": repo.branch,
+                "episode": c.episode.id if c else None,
+                "commit": c.commit if c else None,
+                "imported": result.imported,
+                "already": result.already,
+                "skipped": [{"path": p, "why": why} for p, why in result.skipped],
+            }
+        )
+        return
     if quiet:
         return
     if result.committed is None:
