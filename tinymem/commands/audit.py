@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from tinymem.commands import completers
 from tinymem.commands.output import (
     emit_json,
     escape,
@@ -134,7 +135,11 @@ def _when(iso: str) -> str:
 
 
 def show_cmd(
-    episode: str = typer.Argument(..., help="Episode id or ledger commit id (a prefix is enough)."),
+    episode: str = typer.Argument(
+        ...,
+        help="Episode id or ledger commit id (a prefix is enough).",
+        autocompletion=completers.episodes,
+    ),
     messages: bool = typer.Option(
         False, "--messages", help="Print the exact messages sent to the model (JSON)."
     ),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from tinymem.commands import completers
 from tinymem.commands.output import emit_json, escape, out, page
 from tinymem.errors import GateBlockedError
 
@@ -22,7 +23,11 @@ def register(app: typer.Typer) -> None:
 
 
 def diff_cmd(
-    ids: list[str] = typer.Argument(None, help="Proposal ids (default: every pending one)."),
+    ids: list[str] = typer.Argument(
+        None,
+        help="Proposal ids (default: every pending one).",
+        autocompletion=completers.proposals,
+    ),
     stat: bool = typer.Option(False, "--stat", help="Only count changed lines per file."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -93,7 +98,11 @@ def diff_cmd(
 
 
 def accept_cmd(
-    refs: list[str] = typer.Argument(None, help="Proposal ids or entities (path::Symbol)."),
+    refs: list[str] = typer.Argument(
+        None,
+        help="Proposal ids or entities (path::Symbol).",
+        autocompletion=completers.entities_and_proposals,
+    ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
     overwrite_stale: list[str] = typer.Option(
         None,
@@ -218,7 +227,9 @@ def _report_accept(result: AcceptResult) -> None:
 
 
 def reject_cmd(
-    refs: list[str] = typer.Argument(None, help="Proposal ids or entities."),
+    refs: list[str] = typer.Argument(
+        None, help="Proposal ids or entities.", autocompletion=completers.entities_and_proposals
+    ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
     as_json: bool = typer.Option(False, "--json", help="Print what was rejected as JSON."),
 ) -> None:
