@@ -25,16 +25,25 @@ def ask_cmd(
         help="What you want the model to do; `-` reads it from stdin. Text piped to tm ask is"
         " added after it; none on a terminal opens $EDITOR.",
         show_default=False,
+        metavar="[PROMPT]",
     ),
     files: list[str] = typer.Option(
-        None, "--file", "-f", help="Hydrate this file in full (repeatable)."
+        None, "--file", "-f", help="Hydrate this file in full (repeatable).", metavar="PATH"
     ),
     model: str = typer.Option(
-        None, "--model", "-m", help="litellm model, e.g. ollama_chat/qwen2.5-coder:7b."
+        None,
+        "--model",
+        "-m",
+        help="litellm model, e.g. ollama_chat/qwen2.5-coder:7b.",
+        metavar="MODEL",
     ),
-    api_base: str = typer.Option(None, "--api-base", help="Endpoint URL of the model server."),
-    budget: int = typer.Option(None, "--budget", help="Prompt token budget."),
-    timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
+    api_base: str = typer.Option(
+        None, "--api-base", help="Endpoint URL of the model server.", metavar="URL"
+    ),
+    budget: int = typer.Option(None, "--budget", help="Prompt token budget.", metavar="TOKENS"),
+    timeout: int = typer.Option(
+        None, "--timeout", help="Seconds to wait for the model.", metavar="SECONDS"
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the exact messages and their token count; call nothing."
     ),
@@ -44,6 +53,7 @@ def ask_cmd(
         min=0,
         help="Repair rounds: blocked proposals the model can fix go back to it with the reason"
         " and the current text, at most this many times (default 1; 0: none).",
+        metavar="N",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
     accept: bool = typer.Option(

@@ -49,9 +49,11 @@ def log_cmd(
     target: str = typer.Argument(
         None, metavar="[PATH | PATH::SYMBOL]", help="Only episodes that touched this."
     ),
-    count: int = typer.Option(None, "-n", "--max-count", help="Show at most N episodes."),
+    count: int = typer.Option(
+        None, "-n", "--max-count", help="Show at most N episodes.", metavar="N"
+    ),
     kind: str = typer.Option(
-        None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …"
+        None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …", metavar="KIND"
     ),
     branch: list[str] = typer.Option(
         [], "--branch", "-b", metavar="NAME", help="This branch's ledger (repeatable)."
@@ -139,6 +141,7 @@ def show_cmd(
         ...,
         help="Episode id or ledger commit id (a prefix is enough).",
         autocompletion=completers.episodes,
+        metavar="EPISODE",
     ),
     messages: bool = typer.Option(
         False, "--messages", help="Print the exact messages sent to the model (JSON)."
@@ -151,6 +154,7 @@ def show_cmd(
         min=0,
         help="With --messages or --response: that round of an ask (0: the answer, N: the"
         " Nth repair round).",
+        metavar="N",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -312,7 +316,7 @@ def _render_proposal(p: dict[str, Any]) -> None:
 
 
 def blame_cmd(
-    file: str = typer.Argument(..., help="A file of the work tree."),
+    file: str = typer.Argument(..., help="A file of the work tree.", metavar="FILE"),
     lines: str = typer.Option(
         None, "-L", metavar="START,END", help="Only these lines (END may be +COUNT or empty)."
     ),
@@ -366,7 +370,9 @@ def doctor_cmd(
     model: bool = typer.Option(
         False, "--model", help="Also send a tiny request to the model endpoint (5 s timeout)."
     ),
-    api_base: str = typer.Option(None, "--api-base", help="Endpoint to use for this check."),
+    api_base: str = typer.Option(
+        None, "--api-base", help="Endpoint to use for this check.", metavar="URL"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Check the repository, tm's refs and ledger, the vault, the grammars, the hook and the
@@ -413,8 +419,12 @@ def doctor_cmd(
 
 
 def config_cmd(
-    key: str = typer.Argument(None, help="A setting: model, apiBase, budget, context, …"),
-    value: str = typer.Argument(None, help="Set KEY to this value in git config."),
+    key: str = typer.Argument(
+        None, help="A setting: model, apiBase, budget, context, …", metavar="[KEY]"
+    ),
+    value: str = typer.Argument(
+        None, help="Set KEY to this value in git config.", metavar="[VALUE]"
+    ),
     global_: bool = typer.Option(
         False, "--global", help="Write the user's global git config instead of the repository's."
     ),

@@ -112,7 +112,9 @@ def _after_init(repo: Repo) -> list[str]:
 
 
 def status_cmd(
-    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    paths: list[str] = typer.Argument(
+        None, help="Limit to these files or directories.", metavar="[PATHS]..."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     check: bool = typer.Option(False, "--check", help="Exit 1 when anything is STALE."),
 ) -> None:
@@ -234,7 +236,9 @@ def _selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | N
 
 
 def adopt_cmd(
-    paths: list[str] = typer.Argument(None, help="Files or directories to adopt."),
+    paths: list[str] = typer.Argument(
+        None, help="Files or directories to adopt.", metavar="[PATHS]..."
+    ),
     all_stale: bool = typer.Option(False, "--all", help="Adopt every file that differs."),
     paste: str = typer.Option(
         None, "--path", metavar="PATH", help="Read the new content of PATH from stdin (paste)."
@@ -325,7 +329,9 @@ def _adopt_merged(repo: Repo, since: str | None, as_json: bool) -> None:
 
 
 def state_cmd(
-    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    paths: list[str] = typer.Argument(
+        None, help="Limit to these files or directories.", metavar="[PATHS]..."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     every: bool = typer.Option(False, "--all", help="Include TOMBSTONED entities."),
 ) -> None:

@@ -27,6 +27,7 @@ def diff_cmd(
         None,
         help="Proposal ids (default: every pending one).",
         autocompletion=completers.proposals,
+        metavar="[IDS]...",
     ),
     stat: bool = typer.Option(False, "--stat", help="Only count changed lines per file."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
@@ -102,6 +103,7 @@ def accept_cmd(
         None,
         help="Proposal ids or entities (path::Symbol).",
         autocompletion=completers.entities_and_proposals,
+        metavar="[ID|ENTITY]...",
     ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
     overwrite_stale: list[str] = typer.Option(
@@ -228,7 +230,10 @@ def _report_accept(result: AcceptResult) -> None:
 
 def reject_cmd(
     refs: list[str] = typer.Argument(
-        None, help="Proposal ids or entities.", autocompletion=completers.entities_and_proposals
+        None,
+        help="Proposal ids or entities.",
+        autocompletion=completers.entities_and_proposals,
+        metavar="[ID|ENTITY]...",
     ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
     as_json: bool = typer.Option(False, "--json", help="Print what was rejected as JSON."),
