@@ -8,10 +8,26 @@ from pathlib import Path
 
 from tests.conftest import tm
 
-COMMANDS = (
-    "init status adopt state rebuild log show blame doctor config merge-ledger ask diff accept"
-    " reject serve completion undo"
-).split()
+COMMANDS = [
+    "init",
+    "status",
+    "adopt",
+    "state",
+    "rebuild",
+    "log",
+    "show",
+    "blame",
+    "doctor",
+    "config",
+    "merge-ledger",
+    "ask",
+    "diff",
+    "accept",
+    "reject",
+    "serve",
+    "completion",
+    "undo",
+]
 
 
 def test_metavars_are_one_style(tmp_path: Path) -> None:
