@@ -50,3 +50,12 @@ def test_completion_help_shows_each_example_on_its_line(tmp_path: Path) -> None:
     for shell in ("bash", "zsh", "fish"):
         (line,) = [ln for ln in lines if ln.startswith(f"{shell}:")]
         assert line.count("tm completion") == 1
+
+
+def test_readme_gives_a_user_install_beside_the_developer_one() -> None:
+    from tests.conftest import ROOT
+
+    text = (ROOT / "README.md").read_text()
+    install = text.split("## Install and test", 1)[1].split("\n## ", 1)[0]
+    assert "pipx install ." in install and "uv tool install ." in install
+    assert 'pip install -e ".[test]"' in install
