@@ -57,6 +57,7 @@ class AskOptions:
     # (`prompt` is then their text, for relevance and the episode summary); no repair rounds,
     # since the client drives the conversation.
     conversation: list[dict[str, str]] | None = None
+    continues: str | None = None  # `tm ask --continue`: the episode whose conversation this is
 
 
 @dataclass

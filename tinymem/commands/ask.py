@@ -56,6 +56,13 @@ def ask_cmd(
         metavar="N",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
+    resume: bool = typer.Option(
+        False,
+        "--continue",
+        "-c",
+        help="Continue the last ask's conversation (its words and answer; the context is"
+        " hydrated again from today's State Map) as one new episode.",
+    ),
     accept: bool = typer.Option(
         False,
         "--accept",
@@ -79,6 +86,16 @@ def ask_cmd(
     flags = model_flags(model, api_base, budget, timeout)
     flags["repair"] = None if repair is None else str(repair)
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
+    if resume:
+        from tinymem.askcontinue import previous_conversation
+
+        previous = previous_conversation(repo)
+        turns = [*previous.turns, {"role": "user", "content": prompt}]
+        # Relevance reads the user's words, the newest first (as `tm serve` does).
+        said = [t["content"] for t in reversed(turns) if t["role"] == "user"]
+        opts.prompt = "\n".join(said)
+        opts.conversation = turns
+        opts.continues = previous.episode
 
     def on_notice(text: str) -> None:
         err().print(f"tm: {escape(text)}")
