@@ -145,3 +145,29 @@ def test_next_steps_are_true_for_the_state(repo: Path, server: ModelServer) -> N
     proc = tm(repo, "accept", pid)
     assert proc.returncode == 0, proc.stderr
     assert "Next: git diff" in proc.stdout and "git commit app.py" in proc.stdout
+
+
+def test_a_hand_edit_kept_by_accept_is_the_users_in_blame_and_state(
+    repo: Path, server: ModelServer
+) -> None:
+    from tests.test_accept import REPLY, _ask, _init, _pid
+
+    _init(repo)
+    pid = _pid(_ask(repo, server, REPLY))
+    hand = PY_APP.replace("        return path\n", "        return path + '/by-hand'\n")
+    assert hand != PY_APP
+    write(repo, "app.py", hand)
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 0, proc.stderr
+    text = (repo / "app.py").read_text()
+    assert "/by-hand" in text and "retries=3" in text
+    doc = json.loads(tm(repo, "blame", "app.py", "--json").stdout)
+    by_text = {ln["text"].strip(): ln for ln in doc["lines"]}
+    mine = by_text["return path + '/by-hand'"]
+    assert (mine["kind"], mine["author"]) == ("adopt", "user"), mine
+    model = by_text["for _ in range(retries):"]
+    assert model["kind"] == "accept", model
+    state = json.loads(tm(repo, "state", "--json").stdout)
+    sources = {e["entity"]: e["source"] for e in state["entities"]}
+    assert sources["app.py::Client.get"] == "user"
+    assert sources["app.py::fetch_user"] == "model"

@@ -444,6 +444,13 @@ def apply(repo: Repo, plan_: Plan) -> Committed:
 
     for fp in changed:
         unchanged(fp)  # cheap early check of every file before any rename
+    edited = [fp.path for fp in changed if fp.before is not None and fp.after is not None]
+    if edited:
+        # Hand edits the proposals are written into are the user's: recorded as such first,
+        # so that the accept's episode (and blame) holds only what the model changed.
+        from tinymem.adopt import keep_hand_edits
+
+        keep_hand_edits(repo, edited, "hand edits kept by tm accept")
     episode_id = new_episode_id()
     tip = repo.state_tip()
     accepted = [c.proposal for c in plan_.checks if c.ok]

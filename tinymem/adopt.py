@@ -146,8 +146,20 @@ def adopt_content(
     return result
 
 
+def keep_hand_edits(repo: Repo, paths: list[str], why: str) -> AdoptResult:
+    """Record the work-tree text of `paths` as the user's (an adopt episode) where it differs
+    from the State Map: `tm accept` writes a file's proposals into the text on disk, and a
+    hand edit elsewhere in it is the user's, not the model's. Files equal to their snapshot
+    make no episode."""
+    return _record(repo, paths, why=why)
+
+
 def _record(
-    repo: Repo, paths: list[str], attachments: dict[str, bytes] | None = None
+    repo: Repo,
+    paths: list[str],
+    attachments: dict[str, bytes] | None = None,
+    *,
+    why: str | None = None,
 ) -> AdoptResult:
     result = AdoptResult(committed=None)
 
@@ -197,7 +209,7 @@ def _record(
                 parts[-1] += f" and {len(result.adopted) - 3} more"
         if result.deleted:
             parts.append(f"deleted {', '.join(result.deleted[:3])}")
-        episode.summary = "; ".join(parts)
+        episode.summary = "; ".join(parts) + (f" ({why})" if why else "")
         if attachments:
             episode.details["previous_disk_text"] = {
                 name: blob_id(data) for name, data in attachments.items()
