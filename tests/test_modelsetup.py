@@ -152,3 +152,19 @@ def test_a_truncated_prompt_is_said_on_stderr(
     server.add(ScriptedReply(text="No change needed."))
     proc = tm(project, "ask", long, "-m", "openai/test", "--api-base", server.openai_base)
     assert "truncated" not in proc.stderr
+
+
+def test_behind_a_proxy_the_connect_check_stands_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinymem.errors import ModelUnreachableError
+    from tinymem.modelsetup import check_endpoint
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    base = f"http://10.255.255.1:{_free_port()}/v1"  # nothing is reachable there directly
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    check_endpoint("openai/test", base, base, 5)  # litellm's client would use the proxy
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    local = f"http://127.0.0.1:{_free_port()}/v1"
+    with pytest.raises(ModelUnreachableError):
+        check_endpoint("openai/test", local, local, 5)
