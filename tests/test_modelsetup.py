@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY_APP, tm, write
-from tests.modelserver import ModelServer
+from tests.modelserver import ModelServer, ScriptedReply
 
 
 @pytest.fixture
@@ -135,3 +135,36 @@ def test_a_long_error_is_cut_between_words() -> None:
     assert message.endswith(" …")
     last = message.removesuffix(" …").rsplit(" ", 1)[1]
     assert last in text.split()
+
+
+def test_a_truncated_prompt_is_said_on_stderr(
+    project: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    long = "fix fetch_user so that it returns v " + "with all the context below " * 300
+    server.add(ScriptedReply(text="No change needed.", prompt_tokens=40))
+    proc = tm(project, "ask", long, "-m", "openai/test", "--api-base", server.openai_base)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if "truncated" in ln]
+    assert "the endpoint counted 40 prompt tokens" in line
+    assert "OLLAMA_CONTEXT_LENGTH" in line
+    # A count near tm's estimate says nothing.
+    server.add(ScriptedReply(text="No change needed."))
+    proc = tm(project, "ask", long, "-m", "openai/test", "--api-base", server.openai_base)
+    assert "truncated" not in proc.stderr
+
+
+def test_behind_a_proxy_the_connect_check_stands_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinymem.errors import ModelUnreachableError
+    from tinymem.modelsetup import check_endpoint
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    base = f"http://10.255.255.1:{_free_port()}/v1"  # nothing is reachable there directly
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    check_endpoint("openai/test", base, base, 5)  # litellm's client would use the proxy
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    local = f"http://127.0.0.1:{_free_port()}/v1"
+    with pytest.raises(ModelUnreachableError):
+        check_endpoint("openai/test", local, local, 5)

@@ -16,6 +16,7 @@ editor saving in between aborts the whole accept and restores what was already r
 from __future__ import annotations
 
 import difflib
+import shlex
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -287,6 +288,7 @@ def _check_one(
     )
     # ETV first in the computation (its verdict is reported after Gate A, as documented).
     etv_problems: list[str] = []
+    to_name: list[str] = []  # what --overwrite-stale would take for each problem
     conflicts: list[str] = []
     saved_before = list(plan_.overwritten)
     whole = p.kind in ("whole-file", "new-file")
@@ -312,10 +314,12 @@ def _check_one(
                     )
                 else:
                     etv_problems.append(key)
+                    to_name.append(key)
         elif e.op == "add" and e.symbol in disk_syms and key in plan_.changed_by:
             conflicts.append(key)
         elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
             etv_problems.append(f"{key} (now exists on disk)")
+            to_name.append(key)
     if whole and path in plan_.changed_by:
         conflicts.append(path)
     elif whole and fp.before_oid != p.file_base:
@@ -326,6 +330,7 @@ def _check_one(
         elif not etv_problems:
             said = "now exists on disk" if p.file_base is None else "changed on disk"
             etv_problems.append(f"{path} ({said})")
+            to_name.append(path)
     # Compute the merged text.
     new_text = current_text
     try:
@@ -362,8 +367,9 @@ def _check_one(
                 "ETV",
                 False,
                 "STALE: " + ", ".join(etv_problems) + " changed since the model saw it; `tm adopt`"
-                " it, or `tm accept --overwrite-stale ENTITY` (a whole file: its PATH) to replace"
-                " your text (it is kept in the vault)",
+                f" it, or `tm accept {p.id} "
+                + " ".join(f"--overwrite-stale {shlex.quote(n)}" for n in dict.fromkeys(to_name))
+                + "` to replace your text (it is kept in the vault)",
             )
         )
     else:
@@ -537,6 +543,13 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
 
     for fp in changed + applied:
         unchanged(fp)  # cheap early check of every file before any rename
+    edited = [fp.path for fp in changed if fp.before is not None and fp.after is not None]
+    if edited:
+        # Hand edits the proposals are written into are the user's: recorded as such first,
+        # so that the accept's episode (and blame) holds only what the model changed.
+        from tinymem.adopt import keep_hand_edits
+
+        keep_hand_edits(repo, edited, "hand edits kept by tm accept")
     episode_id = new_episode_id()
     tip = repo.state_tip(ref)
     accepted = [c.proposal for c in plan_.checks if c.ok]
@@ -632,10 +645,30 @@ def accept(
     ref = repo.state_ref  # the ledger this accept belongs to, whatever HEAD does meanwhile
     view = current(repo)
     chosen = select(view, refs, every)
+    _known_overwrites(chosen, overwrite_stale or set())
     p = plan(repo, view, chosen, overwrite_stale=overwrite_stale, allow_delete=allow_delete)
     if not any(c.ok for c in p.checks):
         return AcceptResult(p, None)
     return AcceptResult(p, apply(repo, p, ref))
+
+
+def _known_overwrites(chosen: list[Proposal], names: set[str]) -> None:
+    """A --overwrite-stale name no chosen proposal touches would be ignored without a word,
+    and the user's text it was meant for left blocking: refuse it, naming what would do."""
+    known: set[str] = set()
+    for p in chosen:
+        if p.path is None:
+            continue
+        known.add(p.path)
+        known.update(entity_key(p.path, e.symbol) for e in p.entities)
+    unknown = sorted(names - known)
+    if unknown:
+        names_ = ", ".join(unknown)
+        some = ", ".join(sorted(k for k in known if "::" in k)[:5]) or "none"
+        raise UsageError(
+            f"--overwrite-stale {names_}: no proposal being accepted touches it; name an entity"
+            f" (path::Symbol) or a file of these proposals (entities: {some})"
+        )
 
 
 def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:

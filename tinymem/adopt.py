@@ -77,6 +77,8 @@ def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> Adop
     if all_stale:
         paths = sorted(set(paths) | {d.path for d in verify(repo, tip_view).drift})
     if not paths:
+        if all_stale:
+            return AdoptResult(None)  # a clean tree: nothing to adopt is no mistake
         raise UsageError("nothing to adopt: name files or directories, or use --all")
     linked: dict[str, bool] = {}
     for p in paths:
@@ -94,12 +96,21 @@ def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> Adop
     return _record(repo, paths)
 
 
-def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
+def adopt_content(
+    repo: Repo, user_path: str, content: bytes, *, allow_empty: bool = False
+) -> AdoptResult:
     """Pasted text becomes the file's content on disk and in the State Map, in one action.
 
     If the work tree held text the State Map never saw, it is stored in the vault first and
-    named in the episode, so the paste never destroys anything.
+    named in the episode, so the paste never destroys anything. Empty input (stdin from
+    /dev/null, a paste that never came) is refused unless `allow_empty`: it would empty the
+    file.
     """
+    if not content and not allow_empty:
+        raise UsageError(
+            f"no content came on stdin for {user_path}: nothing was written (emptying the"
+            " file needs --allow-empty)"
+        )
     last = user_path.replace(os.sep, "/").rsplit("/", 1)[-1]
     if last in ("", ".", ".."):
         # `dir/` or `a.py/.` names a directory: normalised away, it would write a file `dir`.
@@ -147,11 +158,21 @@ def adopt_content(repo: Repo, user_path: str, content: bytes) -> AdoptResult:
     return result
 
 
+def keep_hand_edits(repo: Repo, paths: list[str], why: str) -> AdoptResult:
+    """Record the work-tree text of `paths` as the user's (an adopt episode) where it differs
+    from the State Map: `tm accept` writes a file's proposals into the text on disk, and a
+    hand edit elsewhere in it is the user's, not the model's. Files equal to their snapshot
+    make no episode."""
+    return _record(repo, paths, why=why)
+
+
 def _record(
     repo: Repo,
     paths: list[str],
     attachments: dict[str, bytes] | None = None,
     episode_id: str | None = None,
+    *,
+    why: str | None = None,
 ) -> AdoptResult:
     result = AdoptResult(committed=None)
 
@@ -205,7 +226,7 @@ def _record(
             # A paste of the State Map's own text over a hand edit: nothing new to adopt,
             # but the hand edit it replaced must be kept (reachable) all the same.
             parts.append(f"pasted the recorded text of {', '.join(paths)}")
-        episode.summary = "; ".join(parts)
+        episode.summary = "; ".join(parts) + (f" ({why})" if why else "")
         if attachments:
             episode.details["previous_disk_text"] = {
                 name: blob_id(data) for name, data in attachments.items()

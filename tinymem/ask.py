@@ -10,6 +10,7 @@ reply, model, timings, token counts and hydrated entity keys are stored in its l
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -24,7 +25,9 @@ from tinymem.hydration.hydrate import Hydration, estimate_tokens, hydrate
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import Committed, Episode, current, history
 from tinymem.llm import CallResult, OnText, call
+from tinymem.modelsetup import is_ollama
 from tinymem.proposalrecords import Proposal
+from tinymem.records import entity_key
 from tinymem.repair.chain import link
 from tinymem.repair.followup import FollowUp, follow_up
 from tinymem.repair.triage import RepairItem, triage
@@ -54,6 +57,7 @@ class AskOptions:
     # (`prompt` is then their text, for relevance and the episode summary); no repair rounds,
     # since the client drives the conversation.
     conversation: list[dict[str, str]] | None = None
+    continues: str | None = None  # `tm ask --continue`: the episode whose conversation this is
 
 
 @dataclass
@@ -67,6 +71,8 @@ class Prepared:
     timeout: float
     max_reply: int
     repair: int = 0  # repair rounds allowed
+    # Said before the call: a STALE entity the request is about, a -f file cut by the budget.
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -91,6 +97,7 @@ class AskResult:
     error: ModelError | None = None  # round 0 failed: nothing was proposed
     rounds: list[Round] = field(default_factory=list)
     stopped: str | None = None  # why no further repair round was sent, when one was due
+    truncated: str | None = None  # the endpoint counted far fewer prompt tokens than were sent
     episode: Episode = field(default_factory=lambda: Episode(kind="ask", summary=""))
 
     @property
@@ -118,10 +125,14 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     etv = verify(repo, view)
     recent = list(islice(history(repo), 6))
     files = [repo.rel(f) for f in opts.files]
+    for given, rel in zip(opts.files, files, strict=True):
+        _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
     hyd = hydrate(
         view, etv, opts.prompt, files=files, budget=budget, recent=recent, reserve=reserve
     )
+    notices = _stale_notices(view, hyd.stale, opts.prompt, files)
+    notices += _left_out(view, hyd, files)
     if opts.conversation is not None:
         hyd.messages = hyd.injected(opts.conversation)
         hyd.tokens = sum(estimate_tokens(m["content"]) for m in hyd.messages)
@@ -135,7 +146,82 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         timeout=float(cfg.as_int(values, "timeout") or 120),
         max_reply=_max_reply(values),
         repair=repair,
+        notices=notices,
     )
+
+
+def _known_file(repo: Repo, view: StateView, given: str, rel: str) -> None:
+    """A -f file tm can show: one the State Map holds. Anything else was ignored silently."""
+    meta = view.meta(rel)
+    if meta is not None and not meta.deleted:
+        return
+    full = repo.abspath(rel)
+    if os.path.isdir(full):
+        raise UsageError(f"-f {given} is a directory; -f takes a file (repeat it for several)")
+    if os.path.exists(full):
+        raise UsageError(f"-f {given}: tm does not track this file yet; `tm adopt {rel}` first")
+    raise UsageError(f"-f {given}: no such file")
+
+
+def _stale_notices(view: StateView, stale: list[str], prompt: str, files: list[str]) -> list[str]:
+    """The STALE entities the request is about (named, or in a named file): the model will not
+    see them and what it proposes for them will be blocked, so say it before waiting on it."""
+    if not stale:
+        return []
+    req = Request.parse(prompt)
+    named = set(files) | set(req.paths)
+    about: list[str] = []
+    for key in stale:
+        path, _, symbol = key.partition("::")
+        last = symbol.rsplit(".", 1)[-1]
+        if (
+            path in named
+            or path.rsplit("/", 1)[-1] in req.paths
+            or symbol in req.qualified
+            or (last and last in req.words)
+        ):
+            about.append(key)
+    if not about:
+        return []
+    paths = " ".join(dict.fromkeys(k.partition("::")[0] for k in about))
+    return [
+        f"{', '.join(about[:3])}{' and others' if len(about) > 3 else ''} changed by hand since"
+        f" tm recorded it (STALE): the model will not see your text and a change to it will be"
+        f" blocked; `tm adopt {paths}` first makes your text the truth"
+    ]
+
+
+def _left_out(view: StateView, hyd: Hydration, files: list[str]) -> list[str]:
+    """What of the -f files did not fit the budget: shown by signature only, or not at all."""
+    shown = {h["entity"] for h in hyd.hydrated}
+    stale = set(hyd.stale)
+    out: list[str] = []
+    for rel in dict.fromkeys(files):
+        meta = view.meta(rel)
+        if meta is None:
+            continue
+        keys = [
+            entity_key(rel, r.symbol)
+            for r in meta.live_entities()
+            if entity_key(rel, r.symbol) not in stale
+        ]
+        missing = [k for k in keys if k not in shown and not _inside_shown(k, shown)]
+        if missing and keys:
+            names = ", ".join(k.partition("::")[2] for k in missing[:4])
+            more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+            out.append(
+                f"-f {rel}: {len(missing)} of its {len(keys)} entities did not fit the budget of"
+                f" {hyd.budget} tokens and were left out ({names}{more}); raise --budget or"
+                " name fewer files"
+            )
+    return out
+
+
+def _inside_shown(key: str, shown: set[str]) -> bool:
+    """A method is shown when its class is (hydration shows a container with its members)."""
+    path, _, symbol = key.partition("::")
+    parts = symbol.split(".")
+    return any(entity_key(path, ".".join(parts[:i])) in shown for i in range(1, len(parts)))
 
 
 # Below this budget every token of the first prompt is worth more than a repair round: held
@@ -171,10 +257,16 @@ def ask(
     opts: AskOptions,
     on_text: OnText | None = None,
     on_repair: OnRepair | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> AskResult:
+    """`on_notice` hears, before the model is called, what the user should know first
+    (`Prepared.notices`)."""
     from tinymem.askrecord import record
 
     prep = prepare(repo, opts)
+    if on_notice is not None:
+        for notice in prep.notices:
+            on_notice(notice)
     result = AskResult(prep, None, None, None)
     result.episode.summary = " ".join(opts.prompt.split())[:120]
     try:
@@ -223,6 +315,7 @@ def _converse(
             return
         if number == 0:
             result.call = rnd.call
+            result.truncated = truncation_notice(prep, messages, rnd.call.prompt_tokens)
             result.outcome = everything
         if rnd.call.aborted and number > 0:
             return  # a repair cut short: its partial blocks are not worth a proposal
@@ -267,6 +360,39 @@ def _converse(
         ]
         if on_repair is not None:
             on_repair(number + 1, items)
+
+
+# The endpoint's count of prompt tokens below this share of tm's estimate (about four characters
+# a token, which real tokenizers exceed on code) means the server cut the prompt: Ollama keeps
+# only the last num_ctx tokens (2,048 or 4,096 by default) without a word. The floor keeps
+# small prompts, which fit any context, out of it.
+TRUNCATED_SHARE = 0.5
+TRUNCATED_FLOOR = 512
+
+
+def truncation_notice(
+    prep: Prepared, messages: list[dict[str, str]], counted: int | None
+) -> str | None:
+    """One sentence when the endpoint saw far fewer prompt tokens than tm sent, with the fix."""
+    if counted is None:
+        return None
+    sent = sum(estimate_tokens(m["content"]) for m in messages)
+    if counted >= sent * TRUNCATED_SHARE or sent - counted < TRUNCATED_FLOOR:
+        return None
+    if is_ollama(prep.model):
+        fix = (
+            f"raise tinymem.context (now {prep.context}, sent as num_ctx) to what the model"
+            " supports, or lower tinymem.budget"
+        )
+    else:
+        fix = (
+            "raise the server's context window (Ollama: OLLAMA_CONTEXT_LENGTH, or use"
+            " ollama_chat/MODEL, to which tm sends num_ctx) or lower tinymem.budget"
+        )
+    return (
+        f"the prompt was probably truncated: the endpoint counted {counted} prompt tokens"
+        f" where tm sent about {sent}; {fix}"
+    )
 
 
 def _fitting_follow_up(

@@ -132,6 +132,8 @@ def _draft(
         "mapped": len(hyd.mapped),
         "stale": hyd.stale,
     }
+    if opts.continues:
+        details["continues"] = opts.continues
     attachments = {"prompt.txt": opts.prompt.encode(), "messages.json": _dump(conversation(result))}
     edits: dict[str, tuple[int, str] | None] = {}
     if result.error is not None:

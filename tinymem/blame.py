@@ -13,6 +13,7 @@ state ref.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,7 +148,15 @@ def blame(repo: Repo, path: str, start: int = 1, end: int | None = None) -> Blam
     """Attribute lines `start`..`end` (1-based, inclusive; None: to the end) of the work tree."""
     view = current(repo)
     assert view.commit_id is not None
-    snapshot_id = view.files().get(path)
+    files = view.files()
+    snapshot_id = files.get(path)
+    inside = path.rstrip("/") + "/"
+    if snapshot_id is None and (
+        os.path.isdir(repo.abspath(path)) or any(p.startswith(inside) for p in files)
+    ):
+        raise UsageError(
+            f"{path} is a directory; tm blame takes one file (tm state {path} lists its entities)"
+        )
     if snapshot_id is None:
         meta = view.meta(path)
         if meta is not None and meta.deleted:

@@ -193,7 +193,61 @@ def write_setting(repo: Repo | None, key: str, value: str, *, global_: bool) -> 
         as_int({s.key: Value(s.key, value, "argument")}, s.key)
     if not value.strip():
         raise UsageError(f"{s.key} needs a value")
+    if s.key == "apiBase":
+        check_api_base(value)
+    conf, path, scope = _config_file(repo, global_)
     name = f"tinymem.{s.key}"
+    try:
+        conf[name] = value
+    except (OSError, pygit2.GitError) as exc:
+        raise UsageError(f"cannot write {name} to the {scope} git config: {exc}") from exc
+    env = os.environ.get(s.env)
+    return Written(s.key, value, scope, path, s.env if env else None)
+
+
+def check_api_base(value: str) -> None:
+    """An endpoint URL: http(s)://host[:port][/path]. Anything else would fail at the first
+    ask, far from where it was set."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 (raises ValueError for a port that is no number)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"apiBase must be a URL such as http://localhost:11434 (Ollama) or"
+            f" http://localhost:8080/v1 (an OpenAI-compatible server), got {value!r}"
+        )
+
+
+@dataclass(frozen=True)
+class Unset:
+    key: str
+    scope: str
+    path: str
+    removed: bool  # False: it was not set there
+
+
+def unset_setting(repo: Repo | None, key: str, *, global_: bool) -> Unset:
+    """Remove `tinymem.KEY` from the repository's git config, or the user's with `global_`."""
+    s = find_setting(key)
+    _, path, scope = _config_file(repo, global_)
+    # That file alone: the repository's config object also reads the global one.
+    conf = pygit2.Config(path) if os.path.exists(path) else None
+    name = f"tinymem.{s.key}"
+    if conf is None or name not in conf:
+        return Unset(s.key, scope, path, False)
+    try:
+        del conf[name]
+    except (OSError, pygit2.GitError) as exc:
+        raise UsageError(f"cannot remove {name} from the {scope} git config: {exc}") from exc
+    return Unset(s.key, scope, path, True)
+
+
+def _config_file(repo: Repo | None, global_: bool) -> tuple[pygit2.Config, str, str]:
+    """The git config file a setting is written to: (config, its path, scope)."""
     if global_:
         try:
             conf = pygit2.Config.get_global_config()
@@ -210,12 +264,7 @@ def write_setting(repo: Repo | None, key: str, value: str, *, global_: bool) -> 
         conf = repo.git.config
         path = os.path.join(repo.common_dir, "config")
         scope = "repository"
-    try:
-        conf[name] = value
-    except (OSError, pygit2.GitError) as exc:
-        raise UsageError(f"cannot write {name} to the {scope} git config: {exc}") from exc
-    env = os.environ.get(s.env)
-    return Written(s.key, value, scope, path, s.env if env else None)
+    return conf, path, scope
 
 
 def _global_config_path() -> str:

@@ -170,11 +170,12 @@ def call(
     }
     if api_base:
         kwargs["api_base"] = api_base
+    # Without it litellm drops the usage of a streamed reply, Ollama's too (its
+    # prompt_eval_count is how a truncated prompt shows: `ask.truncation_notice`).
+    kwargs["stream_options"] = {"include_usage": True}
     if model.startswith(("ollama/", "ollama_chat/")):
         # Ollama silently truncates prompts at its small default context window.
         kwargs["num_ctx"] = context
-    else:
-        kwargs["stream_options"] = {"include_usage": True}
     start = time.monotonic()
     first: float | None = None
     parts: list[str] = []

@@ -114,6 +114,8 @@ def check_endpoint(model: str, api_base: str | None, where: str, timeout: float)
     if address is None:
         return
     host, port = address
+    if _proxied(host, api_base):
+        return  # the call goes through a proxy: a direct connect proves nothing either way
     try:
         with socket.create_connection((host, port), timeout=min(timeout, CONNECT_TIMEOUT)):
             pass
@@ -132,6 +134,18 @@ def check_endpoint(model: str, api_base: str | None, where: str, timeout: float)
             f"cannot reach the model endpoint {where} for {model}: nothing listens at"
             f" {host}:{port}; is the server running? Set it with --api-base or TM_API_BASE"
         ) from None
+
+
+def _proxied(host: str, api_base: str | None) -> bool:
+    """Whether the HTTP client would reach `host` through a proxy (HTTP(S)_PROXY, ALL_PROXY,
+    minus NO_PROXY), as httpx decides from the same variables."""
+    from urllib.request import getproxies, proxy_bypass
+
+    scheme = "https" if (api_base or "").startswith("https:") else "http"
+    proxies = getproxies()
+    if not (proxies.get(scheme) or proxies.get("all")):
+        return False
+    return not proxy_bypass(host)
 
 
 def _path(url: str) -> str:

@@ -19,6 +19,7 @@ from tinymem.commands.output import (
 
 if TYPE_CHECKING:
     from tinymem.ask import AskResult
+    from tinymem.proposalrecords import Proposal
     from tinymem.repair.triage import RepairItem
 
 
@@ -27,16 +28,30 @@ def register(app: typer.Typer) -> None:
 
 
 def ask_cmd(
-    prompt: str = typer.Argument(..., help="What you want the model to do."),
+    prompt: str = typer.Argument(
+        None,
+        help="What you want the model to do; `-` reads it from stdin. Text piped to tm ask is"
+        " added after it; none on a terminal opens $EDITOR.",
+        show_default=False,
+        metavar="[PROMPT]",
+    ),
     files: list[str] = typer.Option(
-        None, "--file", "-f", help="Hydrate this file in full (repeatable)."
+        None, "--file", "-f", help="Hydrate this file in full (repeatable).", metavar="PATH"
     ),
     model: str = typer.Option(
-        None, "--model", "-m", help="litellm model, e.g. ollama_chat/qwen2.5-coder:7b."
+        None,
+        "--model",
+        "-m",
+        help="litellm model, e.g. ollama_chat/qwen2.5-coder:7b.",
+        metavar="MODEL",
     ),
-    api_base: str = typer.Option(None, "--api-base", help="Endpoint URL of the model server."),
-    budget: int = typer.Option(None, "--budget", help="Prompt token budget."),
-    timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
+    api_base: str = typer.Option(
+        None, "--api-base", help="Endpoint URL of the model server.", metavar="URL"
+    ),
+    budget: int = typer.Option(None, "--budget", help="Prompt token budget.", metavar="TOKENS"),
+    timeout: int = typer.Option(
+        None, "--timeout", help="Seconds to wait for the model.", metavar="SECONDS"
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the exact messages and their token count; call nothing."
     ),
@@ -46,8 +61,16 @@ def ask_cmd(
         min=0,
         help="Repair rounds: blocked proposals the model can fix go back to it with the reason"
         " and the current text, at most this many times (default 1; 0: none).",
+        metavar="N",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON at the end."),
+    resume: bool = typer.Option(
+        False,
+        "--continue",
+        "-c",
+        help="Continue the last ask's conversation (its words and answer; the context is"
+        " hydrated again from today's State Map) as one new episode.",
+    ),
     accept: bool = typer.Option(
         False,
         "--accept",
@@ -67,11 +90,28 @@ def ask_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
+    prompt = read_prompt(prompt)
     flags = model_flags(model, api_base, budget, timeout)
     flags["repair"] = None if repair is None else str(repair)
     opts = AskOptions(prompt=prompt, files=list(files or []), flags=flags)
+    if resume:
+        from tinymem.askcontinue import previous_conversation
+
+        previous = previous_conversation(repo)
+        turns = [*previous.turns, {"role": "user", "content": prompt}]
+        # Relevance reads the user's words, the newest first (as `tm serve` does).
+        said = [t["content"] for t in reversed(turns) if t["role"] == "user"]
+        opts.prompt = "\n".join(said)
+        opts.conversation = turns
+        opts.continues = previous.episode
+
+    def on_notice(text: str) -> None:
+        err().print(f"tm: {escape(text)}")
+
     if dry_run:
         prep = prepare(repo, opts)
+        for notice in prep.notices:
+            on_notice(notice)
         if as_json:
             emit_json(
                 {
@@ -94,7 +134,7 @@ def ask_cmd(
         return
 
     if as_json:
-        result = ask(repo, opts, None)
+        result = ask(repo, opts, None, on_notice=on_notice)
     else:
         # The reply as it arrives, each piece written once: the terminal wraps long lines and
         # keeps every one in its scrollback. (A live Markdown view redrew the screen at each
@@ -119,7 +159,7 @@ def ask_cmd(
             on_plain("\n")
             err().print(escape(_repair_line(number, items)))
 
-        result = ask(repo, opts, on_plain, on_plain_repair)
+        result = ask(repo, opts, on_plain, on_plain_repair, on_notice)
         on_plain("\n")
         if reader_gone:
             closed_pipe()
@@ -135,6 +175,8 @@ def ask_cmd(
 
             accepted = accept_proposals(repo, eligible)
     promoted = [c.proposal.id for c in accepted.plan.checks if c.ok] if accepted else []
+    if result.truncated is not None:
+        err().print(f"tm: {escape(result.truncated)}")
     if as_json:
         emit_json(_json_doc(result, promoted))
     if result.error is not None:
@@ -188,7 +230,69 @@ def ask_cmd(
             g = c.blocked
             verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
             con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
-    con.print("Next: tm diff to review; tm accept ID to apply; tm reject ID to drop.")
+    con.print(_next_line(proposals, promoted))
+
+
+def _next_line(proposals: list[Proposal], promoted: list[str]) -> str:
+    """What the user can do now, true for the state the proposals are in."""
+    waiting = [p for p in proposals if p.id not in promoted]
+    passing = [p.id for p in waiting if not p.blocked]
+    if not waiting:
+        return "Next: git diff to review what was written, then commit it."
+    if not passing:
+        return (
+            "Next: every proposal is blocked (see gates): tm diff shows them; ask again, or"
+            " tm reject " + " ".join(p.id for p in waiting) + " to drop them."
+        )
+    return f"Next: tm diff to review; tm accept {' '.join(passing)} to apply; tm reject ID to drop."
+
+
+def _piped() -> str | None:
+    """What a pipe or a redirected file holds on stdin; None for a terminal, /dev/null or an
+    inherited stdin nothing writes to (a socket, a character device): reading those would
+    wait forever or for nothing."""
+    import os
+    import stat
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        # No file descriptor (tests run tm in-process with a buffer as stdin): not a terminal.
+        return None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.read()
+
+
+def read_prompt(prompt: str | None) -> str:
+    """The prompt as `llm` and git take one: `-` reads it from stdin; text piped along with a
+    prompt is added after it as the input it is about; no prompt on a terminal opens $EDITOR."""
+    from tinymem.errors import UsageError
+
+    if prompt == "-":
+        text = _piped() or ""
+        if not text.strip():
+            raise UsageError("tm ask -: no prompt came on stdin")
+        return text.strip()
+    if prompt is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            import click
+
+            edited = click.edit(
+                "\n# What should the model do? Lines starting with # are left out.\n"
+            )
+            text = "\n".join(
+                line for line in (edited or "").splitlines() if not line.startswith("#")
+            )
+        else:
+            text = _piped() or ""
+        if not text.strip():
+            raise UsageError('tm ask needs a prompt: tm ask "what to do" (or `-` to read stdin)')
+        return text.strip()
+    piped = None if sys.stdin.isatty() else _piped()
+    if piped and piped.strip():
+        return f"{prompt}\n\nInput (from stdin):\n{piped.rstrip()}"
+    return prompt
 
 
 def model_flags(

@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from tinymem.commands import completers
 from tinymem.commands.output import (
     diff_markup,
     emit_json,
@@ -49,9 +50,11 @@ def log_cmd(
     target: str = typer.Argument(
         None, metavar="[PATH | PATH::SYMBOL]", help="Only episodes that touched this."
     ),
-    count: int = typer.Option(None, "-n", "--max-count", help="Show at most N episodes."),
+    count: int = typer.Option(
+        None, "-n", "--max-count", help="Show at most N episodes.", metavar="N"
+    ),
     kind: str = typer.Option(
-        None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …"
+        None, "--kind", help="Only this kind: init, ask, accept, reject, adopt, …", metavar="KIND"
     ),
     branch: list[str] = typer.Option(
         [], "--branch", "-b", metavar="NAME", help="This branch's ledger (repeatable)."
@@ -147,6 +150,8 @@ def show_cmd(
         None,
         help="Episode id or ledger commit id, as tm log prints them (a prefix is enough);"
         " default: the latest episode.",
+        autocompletion=completers.episodes,
+        metavar="EPISODE",
     ),
     messages: bool = typer.Option(
         False, "--messages", help="Print the exact messages sent to the model (JSON)."
@@ -159,6 +164,7 @@ def show_cmd(
         min=0,
         help="With --messages or --response: that round of an ask (0: the answer, N: the"
         " Nth repair round).",
+        metavar="N",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -312,7 +318,7 @@ def _render_proposal(p: dict[str, Any]) -> None:
 
 
 def blame_cmd(
-    file: str = typer.Argument(..., help="A file of the work tree."),
+    file: str = typer.Argument(..., help="A file of the work tree.", metavar="FILE"),
     lines: str = typer.Option(
         None, "-L", metavar="START,END", help="Only these lines (END may be +COUNT or empty)."
     ),
@@ -366,7 +372,9 @@ def doctor_cmd(
     model: bool = typer.Option(
         False, "--model", help="Also send a tiny request to the model endpoint (5 s timeout)."
     ),
-    api_base: str = typer.Option(None, "--api-base", help="Endpoint to use for this check."),
+    api_base: str = typer.Option(
+        None, "--api-base", help="Endpoint to use for this check.", metavar="URL"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Check the repository, tm's refs and ledger, the vault, the grammars, the hook and the
@@ -413,21 +421,28 @@ def doctor_cmd(
 
 
 def config_cmd(
-    key: str = typer.Argument(None, help="A setting: model, apiBase, budget, context, …"),
-    value: str = typer.Argument(None, help="Set KEY to this value in git config."),
+    key: str = typer.Argument(
+        None, help="A setting: model, apiBase, budget, context, …", metavar="[KEY]"
+    ),
+    value: str = typer.Argument(
+        None, help="Set KEY to this value in git config.", metavar="[VALUE]"
+    ),
     global_: bool = typer.Option(
         False, "--global", help="Write the user's global git config instead of the repository's."
     ),
+    unset: bool = typer.Option(
+        False, "--unset", help="Remove KEY from the git config (with --global: the user's)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Show the effective configuration and where each value comes from, or set a value.
+    """Show the effective configuration and where each value comes from, set or unset a value.
 
     Precedence: flag > TM_* environment > repository git config > global git config > default.
     Values are stored as tinymem.KEY in git config. API keys are never stored: export the
     provider's environment variable instead.
     """
     from tinymem import config as cfg
-    from tinymem.config import find_setting, write_setting
+    from tinymem.config import find_setting, unset_setting, write_setting
     from tinymem.errors import TinymemError, UsageError
     from tinymem.repository import Repo, open_repo
 
@@ -436,6 +451,25 @@ def config_cmd(
         repo = open_repo()
     except TinymemError:
         repo = None  # outside a repository: the global config and defaults still apply
+    if unset:
+        if key is None or value is not None:
+            raise UsageError("--unset takes one KEY: tm config --unset KEY")
+        removed = unset_setting(repo, key, global_=global_)
+        if as_json:
+            emit_json(
+                {
+                    "key": removed.key,
+                    "scope": removed.scope,
+                    "file": removed.path,
+                    "removed": removed.removed,
+                }
+            )
+            return
+        if removed.removed:
+            out().print(f"tinymem.{removed.key} unset  ({removed.scope}: {removed.path})")
+        else:
+            out().print(f"tinymem.{removed.key} was not set in the {removed.scope} config")
+        return
     if value is not None:
         written = write_setting(repo, key, value, global_=global_)
         # A secret is not echoed into the terminal's scrollback or a script's log.

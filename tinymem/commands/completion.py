@@ -19,9 +19,12 @@ def register(app: typer.Typer) -> None:
     app.command("completion")(completion_cmd)
 
 
-def completion_cmd(shell: Shell = typer.Argument(..., help="bash, zsh or fish.")) -> None:
-    """Print the completion script for SHELL.
+def completion_cmd(
+    shell: Shell = typer.Argument(..., help="bash, zsh or fish.", metavar="SHELL"),
+) -> None:
+    """Print the completion script for SHELL. Install it with one of:
 
+    \b
     bash: tm completion bash > ~/.local/share/bash-completion/completions/tm
     zsh:  tm completion zsh > "${fpath[1]}/_tm"
     fish: tm completion fish > ~/.config/fish/completions/tm.fish

@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
 
 def init_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was imported as JSON."),
 ) -> None:
     """Import the tracked files as the AUTHORITATIVE baseline (source: disk).
 
@@ -48,7 +49,7 @@ def init_cmd(
     from tinymem.repository import open_repo
 
     repo = open_repo()
-    show_bar = not quiet and err().is_terminal
+    show_bar = not quiet and not as_json and err().is_terminal
     if show_bar:
         from rich.progress import Progress
 
@@ -61,6 +62,19 @@ def init_cmd(
             result = init(repo, progress)
     else:
         result = init(repo)
+    if as_json:
+        c = result.committed
+        emit_json(
+            {
+                "branch": repo.branch,
+                "episode": c.episode.id if c else None,
+                "commit": c.commit if c else None,
+                "imported": result.imported,
+                "already": result.already,
+                "skipped": [{"path": p, "why": why} for p, why in result.skipped],
+            }
+        )
+        return
     if quiet:
         return
     if result.committed is None:
@@ -75,10 +89,32 @@ def init_cmd(
         )
     for path, why in result.skipped:
         err().print(f"skipped {escape(path)}: {why}")
+    for line in _after_init(repo):
+        out().print(escape(line))
+
+
+def _after_init(repo: Repo) -> list[str]:
+    """What is left to set up after init: the pre-commit hook, and a model of one's own."""
+    from tinymem import config as cfg
+    from tinymem.hook import installed
+
+    steps: list[str] = []
+    if installed(repo) != "current":
+        steps.append("tm hook install (refuses commits that would overwrite newer truth)")
+    model = cfg.resolve(repo.git)["model"]
+    if model.source == "default":
+        steps.append(
+            f"tm config model NAME (now {model.value}, the default; `tm doctor --model`"
+            " checks it answers)"
+        )
+    steps.append('tm ask "..." to ask the model')
+    return ["Next: " + "; ".join(steps) + "."]
 
 
 def status_cmd(
-    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    paths: list[str] = typer.Argument(
+        None, help="Limit to these files or directories.", metavar="[PATHS]..."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     check: bool = typer.Option(False, "--check", help="Exit 1 when anything is STALE."),
 ) -> None:
@@ -200,7 +236,9 @@ def _selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | N
 
 
 def adopt_cmd(
-    paths: list[str] = typer.Argument(None, help="Files or directories to adopt."),
+    paths: list[str] = typer.Argument(
+        None, help="Files or directories to adopt.", metavar="[PATHS]..."
+    ),
     all_stale: bool = typer.Option(False, "--all", help="Adopt every file that differs."),
     paste: str = typer.Option(
         None, "--path", metavar="PATH", help="Read the new content of PATH from stdin (paste)."
@@ -210,6 +248,9 @@ def adopt_cmd(
     ),
     since: str = typer.Option(
         None, "--since", metavar="REV", help="With --merged: the commit the branch was at before."
+    ),
+    allow_empty: bool = typer.Option(
+        False, "--allow-empty", help="With --path: accept empty stdin (empties the file)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
 ) -> None:
@@ -236,7 +277,7 @@ def adopt_cmd(
             raise UsageError("--path takes the content from stdin; do not name other files")
         if sys.stdin.isatty():
             err().print("Paste the content, then Ctrl-D:")
-        result = adopt_content(repo, paste, sys.stdin.buffer.read())
+        result = adopt_content(repo, paste, sys.stdin.buffer.read(), allow_empty=allow_empty)
     else:
         result = adopt(repo, list(paths or []), all_stale=all_stale)
     if as_json:
@@ -244,7 +285,10 @@ def adopt_cmd(
         return
     con = out()
     if result.committed is None:
-        con.print("Nothing to adopt: the State Map already holds this text.")
+        if all_stale and not result.unchanged:
+            con.print("Nothing to adopt: every file matches the State Map.")
+        else:
+            con.print("Nothing to adopt: the State Map already holds this text.")
         return
     ep = result.committed.episode
     _print_recorded(result.adopted, result.deleted)
@@ -285,7 +329,9 @@ def _adopt_merged(repo: Repo, since: str | None, as_json: bool) -> None:
 
 
 def state_cmd(
-    paths: list[str] = typer.Argument(None, help="Limit to these files or directories."),
+    paths: list[str] = typer.Argument(
+        None, help="Limit to these files or directories.", metavar="[PATHS]..."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     every: bool = typer.Option(False, "--all", help="Include TOMBSTONED entities."),
 ) -> None:

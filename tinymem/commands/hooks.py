@@ -42,7 +42,7 @@ def uninstall_cmd() -> None:
 
 @hook_app.command("run")
 def run_cmd(
-    name: str = typer.Argument(..., help="The hook to run: pre-commit."),
+    name: str = typer.Argument(..., help="The hook to run: pre-commit.", metavar="NAME"),
 ) -> None:
     """Run a hook's check now (what the installed script calls). Exit 1 refuses the commit."""
     from tinymem.errors import UsageError

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from tinymem.commands import completers
 from tinymem.commands.output import diff_markup, emit_json, escape, out, page, stdout_styled
 from tinymem.errors import GateBlockedError
 
@@ -21,7 +23,12 @@ def register(app: typer.Typer) -> None:
 
 
 def diff_cmd(
-    ids: list[str] = typer.Argument(None, help="Proposal ids (default: every pending one)."),
+    ids: list[str] = typer.Argument(
+        None,
+        help="Proposal ids (default: every pending one).",
+        autocompletion=completers.proposals,
+        metavar="[IDS]...",
+    ),
     stat: bool = typer.Option(False, "--stat", help="Only count changed lines per file."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -94,7 +101,12 @@ def diff_cmd(
 
 
 def accept_cmd(
-    refs: list[str] = typer.Argument(None, help="Proposal ids or entities (path::Symbol)."),
+    refs: list[str] = typer.Argument(
+        None,
+        help="Proposal ids or entities (path::Symbol).",
+        autocompletion=completers.entities_and_proposals,
+        metavar="[ID|ENTITY]...",
+    ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
     overwrite_stale: list[str] = typer.Option(
         None,
@@ -109,6 +121,9 @@ def accept_cmd(
         help="Let a proposal that removes code delete it: a DELETE line, or a diff or"
         " SEARCH/REPLACE block that takes a definition out. Code a reply merely leaves out is"
         " never deleted.",
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print what was promoted, blocked and written as JSON."
     ),
 ) -> None:
     """Promote proposals: run the gates again now, then write every file or none.
@@ -133,7 +148,10 @@ def accept_cmd(
             overwrite_stale=set(overwrite_stale or []),
             allow_delete=allow_delete,
         )
-        _report_accept(result)
+        if as_json:
+            _json_accept(result)
+        else:
+            _report_accept(result)
     except KeyboardInterrupt:
         # Once the ledger commit is made the accept is complete (files written, episode
         # recorded): an interrupt after it must not leave the user believing it was undone.
@@ -148,6 +166,32 @@ def accept_cmd(
             file=sys.stderr,
         )
         raise typer.Exit(130) from None
+
+
+def _json_accept(result: AcceptResult) -> None:
+    from tinymem.gitobjects import blob_id
+
+    checks = result.plan.checks
+    blocked = [c for c in checks if not c.ok]
+    c = result.committed
+    emit_json(
+        {
+            "episode": c.episode.id if c else None,
+            "commit": c.commit if c else None,
+            "promoted": [k.proposal.id for k in checks if k.ok],
+            "blocked": [
+                {"id": k.proposal.id, "gate": g.gate, "detail": g.detail}
+                for k in blocked
+                if (g := k.blocked) is not None
+            ],
+            "files": sorted({k.proposal.path for k in checks if k.ok and k.proposal.path}),
+            "overwritten": {
+                key: blob_id(text) for key, text in sorted(result.plan.overwritten.items())
+            },
+        }
+    )
+    if blocked:
+        raise GateBlockedError(f"{len(blocked)} proposal(s) blocked; they stay pending")
 
 
 def _report_accept(result: AcceptResult) -> None:
@@ -168,6 +212,11 @@ def _report_accept(result: AcceptResult) -> None:
     if result.committed is not None:
         ep = result.committed.episode
         con.print(f"Episode {ep.id} (commit {result.committed.commit[:12]}).")
+        written = sorted({c.proposal.path for c in result.plan.checks if c.ok and c.proposal.path})
+        con.print(
+            "Next: git diff to review what was written, then commit it: git commit "
+            + " ".join(shlex.quote(p) for p in written)
+        )
     blocked = [c for c in result.plan.checks if not c.ok]
     if blocked:
         for c in blocked:
@@ -182,12 +231,24 @@ def _report_accept(result: AcceptResult) -> None:
 
 
 def reject_cmd(
-    refs: list[str] = typer.Argument(None, help="Proposal ids or entities."),
+    refs: list[str] = typer.Argument(
+        None,
+        help="Proposal ids or entities.",
+        autocompletion=completers.entities_and_proposals,
+        metavar="[ID|ENTITY]...",
+    ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was rejected as JSON."),
 ) -> None:
     """Drop proposals from the pending set; their artifacts stay in the vault."""
-    from tinymem.accept import reject
+    from tinymem.accept import reject, select
+    from tinymem.ledger import current
     from tinymem.repository import open_repo
 
-    committed = reject(open_repo(), list(refs or []), every=every)
+    repo = open_repo()
+    chosen = [p.id for p in select(current(repo), list(refs or []), every)]
+    committed = reject(repo, list(refs or []), every=every)
+    if as_json:
+        emit_json({"episode": committed.episode.id, "commit": committed.commit, "rejected": chosen})
+        return
     out().print(f"{committed.episode.summary} (episode {committed.episode.id}).")

@@ -10,20 +10,34 @@ def register(app: typer.Typer) -> None:
 
 
 def serve_cmd(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (loopback).", metavar="HOST"
+    ),
     port: int = typer.Option(
-        4321, "--port", min=0, max=65535, help="Port to listen on (0: any free one)."
+        4321,
+        "--port",
+        min=0,
+        max=65535,
+        help="Port to listen on (0: any free one).",
+        metavar="PORT",
     ),
     token: str = typer.Option(
         None,
         "--token",
         help="Bearer token every request must carry (needed off loopback; or TM_SERVE_TOKEN,"
         " tinymem.serveToken).",
+        metavar="TOKEN",
     ),
-    model: str = typer.Option(None, "--model", "-m", help="litellm model (as for tm ask)."),
-    api_base: str = typer.Option(None, "--api-base", help="Endpoint URL of the model server."),
-    budget: int = typer.Option(None, "--budget", help="Prompt token budget."),
-    timeout: int = typer.Option(None, "--timeout", help="Seconds to wait for the model."),
+    model: str = typer.Option(
+        None, "--model", "-m", help="litellm model (as for tm ask).", metavar="MODEL"
+    ),
+    api_base: str = typer.Option(
+        None, "--api-base", help="Endpoint URL of the model server.", metavar="URL"
+    ),
+    budget: int = typer.Option(None, "--budget", help="Prompt token budget.", metavar="TOKENS"),
+    timeout: int = typer.Option(
+        None, "--timeout", help="Seconds to wait for the model.", metavar="SECONDS"
+    ),
     accept: bool = typer.Option(
         False,
         "--accept",

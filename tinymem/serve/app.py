@@ -9,6 +9,7 @@ Origin, no JSON, no or a wrong bearer token) and turns every error, tm's own and
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -65,6 +66,32 @@ async def _tracked(request: web.Request, handler: Handler) -> web.StreamResponse
 
 @web.middleware
 async def _answered(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response: web.StreamResponse | None = None
+    message: str | None = None
+    try:
+        response = await _answer(request, handler)
+        return response
+    except web.HTTPException as exc:
+        response, message = exc, exc.reason
+        raise
+    finally:
+        if response is not None:
+            if message is None and isinstance(response, web.Response) and response.status >= 400:
+                message = _error_message(response)
+            console.emit(console.line(request, response.status, message))
+
+
+def _error_message(response: web.Response) -> str | None:
+    """The sentence of an error object this server answered, for its console."""
+    if not isinstance(response.body, bytes):
+        return None
+    try:
+        return str(json.loads(response.body)["error"]["message"])
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     refused = refusal(request.app[ACCESS], request.method, request.headers, request.content_type)
     if refused is not None:
         return _error(refused.message, refused.status, refused.headers)

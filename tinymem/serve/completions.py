@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from tinymem.errors import TinymemError
+from tinymem.serve import console
 from tinymem.serve.chat import ChatOutcome, ServeSettings, chat, conversation_of, trailer
 from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.request import json_body
@@ -63,6 +64,25 @@ def _usage(outcome: ChatOutcome) -> dict[str, int | None]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
 
 
+def _noted(request: web.Request, outcome: ChatOutcome) -> None:
+    """What this chat did, for the console's line."""
+    result = outcome.result
+    ep = result.committed.episode.id if result.committed else None
+    fields: dict[str, Any] = {"model": result.prepared.model}
+    if ep:
+        fields["episode"] = ep
+    live = result.live
+    blocked = sum(1 for p in live if p.blocked)
+    fields["proposals"] = f"{len(live)}" + (f" ({blocked} blocked)" if blocked else "")
+    if outcome.accepted:
+        fields["proposals"] += f", {len(outcome.accepted)} applied"
+    if result.error is not None:
+        fields["error"] = str(result.error)
+    if result.truncated is not None:
+        fields["notice"] = result.truncated
+    console.note(request, **fields)
+
+
 def _wants_usage(body: Any) -> bool:
     """`stream_options.include_usage`: OpenAI then sends a last chunk with empty `choices`
     and the usage, which clients that count tokens wait for."""
@@ -78,6 +98,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
     if body.get("stream"):
         return await _stream(request, settings, body, ident)
     outcome = await asyncio.to_thread(chat, settings, body, None)
+    _noted(request, outcome)
     failed = outcome.result.error
     if failed is not None:
         return _error(str(failed), status_for(failed))
@@ -141,6 +162,7 @@ async def _stream(
     if not first.done():
         first.cancel()
         outcome = work.result()  # raises a TinymemError from before the call, as JSON
+        _noted(request, outcome)
         failed = outcome.result.error
         if failed is not None:
             return _error(str(failed), status_for(failed))
@@ -170,12 +192,15 @@ async def _stream(
     broke: dict[str, Any] | None = None
     try:
         done = work.result()
+        _noted(request, done)
         if done.result.error is not None:
             broke = error_body(str(done.result.error), status_for(done.result.error))
     except TinymemError as exc:  # after the stream began (recording it failed)
         broke = error_body(str(exc), status_for(exc))
+        console.note(request, error=str(exc))
     except Exception as exc:  # a bug in tm: still an event, as the response has begun
         broke = error_body(internal_error(exc), 500)
+        console.note(request, error=broke["error"]["message"])
     if done is None or broke is not None:
         # The stream broke after it began: say so in the stream, as OpenAI does.
         assert broke is not None

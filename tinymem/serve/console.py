@@ -1,21 +1,61 @@
-"""What `tm serve` prints while it runs: one line an event, never a traceback.
+"""What `tm serve` prints while it runs, on stderr: one line per request, so that whoever
+started it sees what it does (time, method and path, status; for a chat, the model, the
+episode and its proposals; an error's sentence; a prompt the endpoint truncated), and one line
+per event aiohttp logs, never a traceback.
 
-aiohttp logs a malformed request (a bad request line, header or chunk) as "Error handling
-request" with the parser's traceback, through the `logging` module's last-resort handler; a
-client's mistake is not tm's to report, so it is one line naming what was refused.
-TM_DEBUG=1 adds the traceback, as it does for tm's own errors.
+Handlers add what they know to the request (`note`); the outermost middleware writes the line
+once the response is decided. aiohttp logs a malformed request (a bad request line, header or
+chunk) as "Error handling request" with the parser's traceback; a client's mistake is not
+tm's to report, so it is one line naming what was refused. TM_DEBUG=1 adds the traceback, as
+it does for tm's own errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
+import time
 import traceback
+from typing import Any
 
-__all__ = ["install", "say"]
+from aiohttp import web
 
+__all__ = ["emit", "install", "line", "note", "say"]
+
+_KEY = "tinymem.console"
 _LOGGERS = ("aiohttp",)  # aiohttp.server, aiohttp.web, aiohttp.access...
+
+
+def note(request: web.Request, **fields: Any) -> None:
+    """Add fields (model, episode, proposals, error, notice) to this request's line."""
+    request.setdefault(_KEY, {}).update(fields)
+
+
+def line(request: web.Request, status: int, error: str | None = None) -> str:
+    fields: dict[str, Any] = dict(request.get(_KEY, {}))
+    if error is not None:
+        fields.setdefault("error", error)
+    parts = [time.strftime("%H:%M:%S"), request.method, request.path, str(status)]
+    if "model" in fields:
+        parts.append(f"model {fields['model']}")
+    if "episode" in fields:
+        parts.append(f"episode {fields['episode']}")
+    if "proposals" in fields:
+        parts.append(f"proposals {fields['proposals']}")
+    text = "tm serve: " + " ".join(parts)
+    if fields.get("error"):
+        text += f": {fields['error']}"
+    if fields.get("notice"):
+        text += f"; {fields['notice']}"
+    return text
+
+
+def emit(text: str) -> None:
+    # A console that went away must not fail the request.
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr, flush=True)
 
 
 def say(message: str) -> None:
