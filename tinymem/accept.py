@@ -154,9 +154,12 @@ def plan(
     *,
     overwrite_stale: set[str] | None = None,
     allow_delete: bool = False,
+    placed: set[str] | None = None,
 ) -> Plan:
-    """Run every gate now and compute the new text of every file; writes nothing."""
+    """Run every gate now and compute the new text of every file; writes nothing.
+    `placed`: files the user confirms (`--path`) for proposals whose file was inferred."""
     overwrite = overwrite_stale or set()
+    confirmed = placed or set()
     result = Plan([], {})
     for p in proposals:
         check = Check(p)
@@ -185,7 +188,7 @@ def plan(
                 GateResult("B", True, "accepted by the user"),
             ]
             continue
-        _check_one(view, check, fp, overwrite, allow_delete, result)
+        _check_one(view, check, fp, overwrite, allow_delete, result, p.path in confirmed)
         if check.ok:
             fp.proposals.append(p.id)
             result.changes.setdefault(_change_key(p), p.id)
@@ -255,6 +258,7 @@ def _check_one(
     overwrite: set[str],
     allow_delete: bool,
     plan_: Plan,
+    placed: bool = False,
 ) -> None:
     p = check.proposal
     path = p.path
@@ -262,14 +266,21 @@ def _check_one(
     check.notes.extend(p.notes)  # how the block was read: what is taken and what is not
     meta = view.meta(path)
     live = {} if meta is None or meta.deleted else {r.symbol: r for r in meta.live_entities()}
-    if p.confidence != Confidence.CONFIRMED.value:
+    asked = p.gates.get("A", "pass")
+    user_placed = placed and confirmable(p)
+    if user_placed:
+        # Judged at ask time as if the reply had named the file: only the placement was left.
+        check.notes.append(
+            f"the reply named no file; the user confirmed {path} with --path (tm had inferred it)"
+        )
+        asked = "pass" if asked.startswith("INFERRED:") else asked
+    elif p.confidence != Confidence.CONFIRMED.value:
         check.gates.append(GateResult("A", False, f"{p.confidence}: {p.reason}"))
         return
     refused = None if p.kind == "delete" else target_problem(path, fp.before)
     if refused is not None:
         check.gates.append(GateResult("A", False, refused))
         return
-    asked = p.gates.get("A", "pass")
     spliceable = language_for_path(path) in GRAMMAR_LANGUAGES
     if asked != "pass" and (
         p.kind in ("symbols", "new-file") or p.format != "code" or not spliceable
@@ -374,7 +385,15 @@ def _check_one(
         )
     else:
         check.gates.append(GateResult("ETV", True, "pass"))
-    check.gates.append(GateResult("B", True, "accepted by the user"))
+    check.gates.append(
+        GateResult(
+            "B",
+            True,
+            f"accepted by the user, who placed it in {path} (--path)"
+            if user_placed
+            else "accepted by the user",
+        )
+    )
     if check.ok:
         fp.after = new_text
         fp.applied = fp.applied or already
@@ -384,6 +403,59 @@ def _check_one(
                 plan_.deleted.add(entity_key(path, e.symbol))
         if whole:
             plan_.changed_by[path] = p.id
+
+
+def blocked_line(check: Check) -> str:
+    """The gate that blocked `check` and why, with what the user can do next (one sentence):
+    every blocked line of `tm accept` and `tm diff` leaves a way forward."""
+    g = check.blocked
+    assert g is not None
+    step = next_step(check.proposal, g)
+    return f"{g.gate}: {g.detail}" + (f"; {step}" if step else "")
+
+
+# A reason that already names what to run or which option to give.
+_HAS_STEP = ("`tm ", "tm adopt", "--allow-delete", "--overwrite-stale", "--path", "ask again")
+
+
+def next_step(p: Proposal, g: GateResult) -> str | None:
+    """What the user can do about this blocked gate, or None when its reason says it."""
+    detail = g.detail
+    if confirmable(p) and detail.startswith("INFERRED:"):
+        return (
+            f"the reply named no file: if {p.path} is where it belongs, `tm accept {p.id}"
+            f" --path {p.path}` writes it (`tm diff {p.id}` shows what it would write)"
+        )
+    if any(word in detail for word in _HAS_STEP):
+        return None
+    if p.path is None or p.kind == "unresolved" or p.confidence == "UNRESOLVED":
+        return (
+            "ask again naming the file (`tm ask -f PATH …`) or the definition (`Class.method`),"
+            f" or `tm reject {p.id}`"
+        )
+    if p.confidence == "INFERRED":
+        return (
+            f"tm cannot prove where it goes in {p.path}: make the change by hand and"
+            f" `tm adopt {p.path}`, or `tm reject {p.id}`"
+        )
+    if detail.startswith("elided") or "placeholder" in detail:
+        return f"ask again for the whole definition (name it in `tm ask`), or `tm reject {p.id}`"
+    if detail == "the file would be removed":
+        return f"`tm accept {p.id} --allow-delete` if the file is to go, else `tm reject {p.id}`"
+    if "tm writes" in detail or "MB, larger than" in detail:  # a file no model text goes into
+        return f"edit {p.path} by hand and `tm adopt {p.path}`, or `tm reject {p.id}`"
+    return f"ask again for the change, or `tm reject {p.id}` to drop this proposal"
+
+
+def confirmable(p: Proposal) -> bool:
+    """An INFERRED proposal whose only open question is its file (correlation chose it):
+    `tm accept ID --path FILE` is the user answering it."""
+    return (
+        p.confidence == Confidence.INFERRED.value
+        and p.placement == "inferred"
+        and p.path is not None
+        and p.kind != "unresolved"
+    )
 
 
 def _merge(
@@ -641,12 +713,26 @@ def accept(
     every: bool = False,
     overwrite_stale: set[str] | None = None,
     allow_delete: bool = False,
+    placed: set[str] | None = None,
 ) -> AcceptResult:
     ref = repo.state_ref  # the ledger this accept belongs to, whatever HEAD does meanwhile
     view = current(repo)
     chosen = select(view, refs, every)
     _known_overwrites(chosen, overwrite_stale or set())
-    p = plan(repo, view, chosen, overwrite_stale=overwrite_stale, allow_delete=allow_delete)
+    for path in sorted(placed or ()):
+        if not any(confirmable(c) and c.path == path for c in chosen):
+            raise UsageError(
+                f"--path {path}: no proposal chosen here had its file inferred as {path};"
+                " `tm diff` shows where each would go"
+            )
+    p = plan(
+        repo,
+        view,
+        chosen,
+        overwrite_stale=overwrite_stale,
+        allow_delete=allow_delete,
+        placed=placed,
+    )
     if not any(c.ok for c in p.checks):
         return AcceptResult(p, None)
     return AcceptResult(p, apply(repo, p, ref))

@@ -46,6 +46,9 @@ class Proposal:
     round: int = 0  # the reply it came from: 0 the answer, N the Nth repair round
     repairs: str | None = None  # the blocked proposal of the round before that it answers
     superseded_by: list[str] = field(default_factory=list)
+    # "named": the reply (or the request, see `edits.proposals`) named the file; "inferred":
+    # correlation chose it, and `tm accept ID --path FILE` is the user confirming it.
+    placement: str = "named"
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]

@@ -36,7 +36,7 @@ def diff_cmd(
 
     The gates are run now (not as they stood when the model answered); nothing is written.
     """
-    from tinymem.accept import plan, select, unified_diff
+    from tinymem.accept import blocked_line, confirmable, plan, select, unified_diff
     from tinymem.ledger import current
     from tinymem.repository import open_repo
 
@@ -49,6 +49,12 @@ def diff_cmd(
         check = single.checks[0]
         fp = single.files.get(p.path or "")
         diff = unified_diff(fp) if fp is not None and check.ok else ""
+        if not check.ok and confirmable(p) and p.path is not None:
+            # What `tm accept ID --path FILE` would write: the user decides on seeing it.
+            placed = plan(repo, view, [p], placed={p.path})
+            would = placed.files.get(p.path)
+            if placed.checks[0].ok and would is not None:
+                diff = unified_diff(would)
         docs.append(
             {
                 "id": p.id,
@@ -57,11 +63,7 @@ def diff_cmd(
                 "confidence": p.confidence,
                 "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
                 "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
-                "blocked": None
-                if check.ok
-                else f"{check.blocked.gate}: {check.blocked.detail}"
-                if check.blocked
-                else None,
+                "blocked": None if check.ok or check.blocked is None else blocked_line(check),
                 "notes": check.notes,
                 "diff": diff,
                 "added": sum(
@@ -88,7 +90,12 @@ def diff_cmd(
         con.print(f"[bold]proposal {d['id']}[/]  {escape(str(d['path']))}  {escape(ents)}")
         if d["blocked"]:
             con.print(f"  [red]blocked[/] {escape(d['blocked'])}")
-            continue
+            if not d["diff"]:
+                continue
+            con.print(
+                f"  [yellow]placement[/] inferred: this is what `tm accept {d['id']} --path"
+                f" {escape(str(d['path']))}` would write"
+            )
         for note in d["notes"]:
             con.print(f"  [yellow]note[/] {escape(note)}")
         if stat:
@@ -114,6 +121,13 @@ def accept_cmd(
         metavar="ENTITY|PATH",
         help="Replace this STALE entity's on-disk text, or a whole file's (by its path); your"
         " text is kept in the vault. Repeatable.",
+    ),
+    placed: list[str] = typer.Option(
+        None,
+        "--path",
+        metavar="FILE",
+        help="Confirm FILE as the place of a proposal whose reply named no file (tm inferred"
+        " it; `tm diff` shows what it would write). Repeatable.",
     ),
     allow_delete: bool = typer.Option(
         False,
@@ -147,6 +161,7 @@ def accept_cmd(
             every=every,
             overwrite_stale=set(overwrite_stale or []),
             allow_delete=allow_delete,
+            placed={repo.rel(f) for f in placed or []},
         )
         if as_json:
             _json_accept(result)
@@ -219,10 +234,11 @@ def _report_accept(result: AcceptResult) -> None:
         )
     blocked = [c for c in result.plan.checks if not c.ok]
     if blocked:
+        from tinymem.accept import blocked_line
+
         for c in blocked:
-            g = c.blocked
-            assert g is not None
-            print(f"blocked {c.proposal.id} by gate {g.gate}: {g.detail}", file=sys.stderr)
+            line = blocked_line(c)
+            print(f"blocked {c.proposal.id} by gate {line}", file=sys.stderr)
         promoted = sum(1 for c in result.plan.checks if c.ok)
         raise GateBlockedError(
             f"{len(blocked)} proposal(s) blocked; they stay pending, their files untouched"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tinymem.edits.align import align
-from tinymem.edits.alignment import Alignment, Evidence
+from tinymem.edits.alignment import Alignment, Evidence, leaf, plain, signature
 from tinymem.edits.changes import changes_between
 from tinymem.edits.comments import comment_path
 from tinymem.edits.elisions import find_elisions
@@ -50,6 +50,7 @@ from tinymem.symbols import (
     identifiers,
     language_for_path,
 )
+from tinymem.symbols.correlate import defined_names
 
 __all__ = ["Outcome", "build"]
 
@@ -135,7 +136,11 @@ def build(
             continue
         code = block.code.encode()
         confidence, reason = Confidence.CONFIRMED, None
-        if path is None:
+        named = _named_target(ctx, code) if path is None and block.format == "code" else None
+        note: str | None = None
+        if named is not None:
+            path, note = named
+        elif path is None:
             if candidates is None:
                 candidates = _correlation_candidates(view)
             match = correlate(code, candidates)
@@ -146,21 +151,27 @@ def build(
             confidence = Confidence.INFERRED
             reason = f"file inferred by correlation with {match[0]} (score {match[1]:.2f})"
             note = _spaced_note(block)
-        else:
-            note = None
         path, known_note, could_be = _known_path(ctx, path)
         if could_be:
             outcome.proposals.append(_ambiguous_path(ctx, block, path, could_be))
             continue
         note = note or known_note
+        # A file correlation chose is judged as if named, so that `tm accept ID --path FILE`
+        # (the user naming it) needs nothing else; then it is INFERRED until the user does.
+        inferred = confidence is Confidence.INFERRED
         if block.format != "code":
-            proposal = _edit_proposal(ctx, block, path, confidence, reason)
+            proposal = _edit_proposal(ctx, block, path, Confidence.CONFIRMED, None)
         else:
             meta = ctx.view.meta(path)
             known = None if meta is None or meta.deleted else ctx.view.blob(meta.snapshot)
             block = _without_path_comment(block, path, known)
             code = block.code.encode()
-            proposal = _file_proposal(ctx, block, path, code, confidence, reason)
+            proposal = _file_proposal(ctx, block, path, code, Confidence.CONFIRMED, None)
+        if inferred and proposal.confidence == Confidence.CONFIRMED.value:
+            proposal.confidence, proposal.reason = Confidence.INFERRED.value, reason
+            proposal.placement = "inferred"
+            if proposal.gates.get("A") == "pass":
+                proposal.gates["A"] = f"INFERRED: {reason}"
         if note is not None:
             proposal.notes.insert(0, note)
         if _changes_nothing(proposal):
@@ -251,6 +262,69 @@ def _changes_nothing(p: Proposal) -> bool:
     if p.kind == "whole-file" or p.format != "code":
         return p.block == p.file_base  # (a diff's block is its result)
     return bool(p.entities) and all(e.op == "modify" and e.artifact == e.base for e in p.entities)
+
+
+def _named(symbol: str, qualified: frozenset[str]) -> bool:
+    """The request names this entity by a dotted name it is or ends with (`Session.get`)."""
+    name = plain(symbol)
+    return any("." in q and (name == q or name.endswith("." + q)) for q in qualified)
+
+
+def _named_target(ctx: _Context, code: bytes) -> tuple[str, str] | None:
+    """The file of a block that names none, when the request named what it rewrites: every
+    definition of the block aligns with an entity the request named (`Session.get`) and the
+    prompt showed as it stands, in one file, and no other entity of that name anywhere has
+    the block's signature. The commonest reply of a small model (the method alone, no path)
+    then needs no guess. None otherwise (correlation may still infer a file)."""
+    if not ctx.qualified:
+        return None
+    paths = set()
+    for key in ctx.hydrated:
+        path, symbol = split_key(key)
+        if not _named(symbol, ctx.qualified):
+            continue
+        if leaf(symbol) in defined_names(code, language_for_path(path)):
+            paths.add(path)
+    if len(paths) != 1:
+        return None
+    (path,) = paths
+    meta = ctx.view.meta(path)
+    if meta is None or meta.deleted:
+        return None
+    aligned = align(path, code, ctx.view.blob(meta.snapshot), ctx.evidence(path))
+    if aligned.blocked or aligned.problem or aligned.whole_file or aligned.method != "tree-sitter":
+        return None
+    if not aligned.targets:
+        return None
+    for t in aligned.targets:
+        rec = meta.entities.get(t.name)
+        if t.op != "modify" or rec is None or not _named(t.name, ctx.qualified):
+            return None
+        if ctx.hydrated.get(meta.key(t.name)) != rec.artifact:
+            return None
+        if _signature_elsewhere(ctx.view, meta.key(t.name), t.text):
+            return None
+    names = ", ".join(t.name for t in aligned.targets)
+    return path, (
+        f"the reply names no file; the request names {names}, which the prompt showed, and the"
+        f" block is that definition alone: placed in {path}"
+    )
+
+
+def _signature_elsewhere(view: StateView, key: str, text: bytes) -> bool:
+    """Another live entity of the same last name has the block's signature exactly."""
+    wanted = signature(text)
+    name = leaf(split_key(key)[1])
+    for meta in view.all_meta():
+        if meta.deleted or meta.kind != "code":
+            continue
+        for rec in meta.live_entities():
+            other = meta.key(rec.symbol)
+            if other == key or leaf(rec.symbol) != name:
+                continue
+            if signature(view.blob(rec.artifact)) == wanted:
+                return True
+    return False
 
 
 def _spaced_note(block: Block) -> str | None:
