@@ -18,6 +18,9 @@ FILES = sorted(
     if p.is_file() and "licenses" not in p.parts and p.suffix != ".md"
 )
 
+# Vendored for a whole-file reply (a script that only imports): nothing to render.
+NO_DEFINITIONS = {"requests/src/requests/certs.py"}
+
 
 @pytest.mark.parametrize("file", FILES)
 def test_every_member_renders_to_code_that_parses(file: str) -> None:
@@ -25,7 +28,12 @@ def test_every_member_renders_to_code_that_parses(file: str) -> None:
     language = language_for_path(file)
     assert language is not None
     assert analyze(language, data).clean, "corpus files parse as they are"
-    members = [s for s in extract(file, data).symbols if s.parent is not None]
+    symbols = extract(file, data).symbols
+    if file in NO_DEFINITIONS:
+        assert not symbols
+        return
+    # A module of functions has no members: its definitions, then.
+    members = [s for s in symbols if s.parent is not None] or symbols
     assert members
     for sym in members:
         text = render(language, data, [(sym.start, sym.end)])
