@@ -100,8 +100,8 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     except TinymemError as exc:
         return _error(str(exc), status_for(exc))
     except ClientGone as exc:
-        console.say(str(exc))
-        return _error(str(exc), 400)  # to no one: the connection is closed
+        # To no one (the connection is closed); the request's console line says it.
+        return _error(str(exc), 400)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise  # not an error (aiohttp's redirects)
