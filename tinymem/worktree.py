@@ -195,14 +195,16 @@ def _apply(filters: FilterList, raw: bytes) -> bytes:
         from pygit2.ffi import C, ffi
 
         pointer = filters._pointer
+        apply_to_buffer = C.git_filter_list_apply_to_buffer
+        dispose = C.git_buf_dispose
     except (ImportError, AttributeError):  # a pygit2 without these: its own call, guarded
         return _guarded(raw, filters.apply_to_buffer(raw))
     buf = ffi.new("git_buf *")
-    check_error(C.git_filter_list_apply_to_buffer(buf, pointer, raw, len(raw)))
+    check_error(apply_to_buffer(buf, pointer, raw, len(raw)))
     try:
         return bytes(ffi.buffer(buf.ptr, buf.size)) if buf.size else b""
     finally:
-        C.git_buf_dispose(buf)
+        dispose(buf)
 
 
 def _guarded(raw: bytes, data: bytes) -> bytes:
