@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -34,12 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_unreachable import IMPORT_LITELLM, one_file_repo  # noqa: E402
+
 from tests.modelserver import ModelServer  # noqa: E402
 
-IMPORT_LITELLM = (
-    "import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True');"
-    " os.environ.setdefault('LITELLM_MODE', 'PRODUCTION'); import litellm"
-)
 REPLY = "Nothing to change.\n"
 
 
@@ -49,28 +46,8 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/bench_reach.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tm-bench-reach-") as tmp, ModelServer() as server:
-        work = Path(tmp) / "work"
-        work.mkdir()
-        env = dict(os.environ)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env.update(
-            {
-                "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pyc"),
-                "HOME": tmp,
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "b",
-                "GIT_AUTHOR_EMAIL": "b@example.com",
-                "GIT_COMMITTER_NAME": "b",
-                "GIT_COMMITTER_EMAIL": "b@example.com",
-                "OPENAI_API_KEY": "sk-bench",
-            }
-        )
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=work, check=True)
-        (work / "app.py").write_text("def handler(x):\n    return x + 1\n")
-        subprocess.run(["git", "add", "."], cwd=work, check=True)
-        subprocess.run(["git", "commit", "-qm", "init"], cwd=work, check=True, env=env)
+        work, env = one_file_repo(Path(tmp))
         tm = [sys.executable, "-m", "tinymem"]
-        subprocess.run([*tm, "init", "-q"], cwd=work, check=True, env=env)
         ask = [*tm, "ask", "fix handler", "-m", "openai/test", "--api-base", server.openai_base]
 
         def reach() -> float:

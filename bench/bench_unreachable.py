@@ -49,6 +49,35 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
     return time.perf_counter() - start, proc.returncode, proc.stderr.strip()
 
 
+def one_file_repo(tmp: Path, tinymem_from: str | None = None) -> tuple[Path, dict[str, str]]:
+    """A one-file repository after `tm init`, and the environment its commands run with:
+    bytecode cached under `tmp`, no user configuration, an API key for the loopback model."""
+    work = tmp / "work"
+    work.mkdir()
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if tinymem_from:
+        env["PYTHONPATH"] = os.path.abspath(tinymem_from)
+    env.update(
+        {
+            "PYTHONPYCACHEPREFIX": str(tmp / "pyc"),
+            "HOME": str(tmp),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "b",
+            "GIT_AUTHOR_EMAIL": "b@example.com",
+            "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@example.com",
+            "OPENAI_API_KEY": "sk-bench",
+        }
+    )
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=work, check=True)
+    (work / "app.py").write_text("def handler(x):\n    return x + 1\n")
+    subprocess.run(["git", "add", "."], cwd=work, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=work, check=True, env=env)
+    subprocess.run([sys.executable, "-m", "tinymem", "init", "-q"], cwd=work, check=True, env=env)
+    return work, env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -60,30 +89,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tm-bench-unreachable-") as tmp:
-        work = Path(tmp) / "work"
-        work.mkdir()
-        env = dict(os.environ)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        if args.tinymem_from:
-            env["PYTHONPATH"] = os.path.abspath(args.tinymem_from)
-        env.update(
-            {
-                "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pyc"),
-                "HOME": tmp,
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "b",
-                "GIT_AUTHOR_EMAIL": "b@example.com",
-                "GIT_COMMITTER_NAME": "b",
-                "GIT_COMMITTER_EMAIL": "b@example.com",
-                "OPENAI_API_KEY": "sk-bench",
-            }
-        )
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=work, check=True)
-        (work / "app.py").write_text("def handler(x):\n    return x + 1\n")
-        subprocess.run(["git", "add", "."], cwd=work, check=True)
-        subprocess.run(["git", "commit", "-qm", "init"], cwd=work, check=True, env=env)
+        work, env = one_file_repo(Path(tmp), args.tinymem_from)
         tm = [sys.executable, "-m", "tinymem"]
-        subprocess.run([*tm, "init", "-q"], cwd=work, check=True, env=env)
         port = _free_port()
         base = f"http://127.0.0.1:{port}/v1"
         commands = {

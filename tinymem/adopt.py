@@ -10,6 +10,7 @@ from tinymem.errors import ConcurrencyError, UnsafePathError, UsageError
 from tinymem.etv import verify
 from tinymem.gitobjects import ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
+from tinymem.paths import names_directory
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
@@ -111,8 +112,7 @@ def adopt_content(
             f"no content came on stdin for {user_path}: nothing was written (emptying the"
             " file needs --allow-empty)"
         )
-    last = user_path.replace(os.sep, "/").rsplit("/", 1)[-1]
-    if last in ("", ".", ".."):
+    if names_directory(user_path):
         # `dir/` or `a.py/.` names a directory: normalised away, it would write a file `dir`.
         raise UsageError(f"--path must name a file; {user_path!r} names a directory")
     rel = repo.rel(user_path)

@@ -220,18 +220,14 @@ def _known_path(ctx: _Context, path: str) -> tuple[str, str | None, list[str]]:
 
 def _ambiguous_path(ctx: _Context, block: Block, path: str, files: list[str]) -> Proposal:
     shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
-    return Proposal(
-        ctx.new_id(),
-        ctx.episode_id,
-        None,
-        "unresolved",
-        Confidence.UNRESOLVED.value,
-        f"the reply names {path}, which could be {shown}: name the file by its full path",
-        [],
-        ctx.writer.blob(block.code.encode()),
-        None,
-        list(block.elisions),
-        {"A": f"UNRESOLVED: {path} could be {shown}; name the file by its full path"},
+    why = f"{path} could be {shown}; name the file by its full path"
+    return _unresolved(
+        ctx,
+        block,
+        block.code.encode(),
+        reason=f"the reply names {path}, which could be {shown}: name the file by its full path",
+        gate=f"UNRESOLVED: {why}",
+        notes=[],
     )
 
 
@@ -337,21 +333,33 @@ def _spaced_note(block: Block) -> str | None:
     )
 
 
-def _unresolved(ctx: _Context, block: Block, code: bytes) -> Proposal:
-    note = _spaced_note(block)
+def _unresolved(
+    ctx: _Context,
+    block: Block,
+    code: bytes,
+    *,
+    reason: str = "no file named and no known entity matches the block",
+    gate: str = "UNRESOLVED: no provable file",
+    notes: list[str] | None = None,
+) -> Proposal:
+    """A block tm can place in no file: recorded, never promoted. `notes` default: why a
+    spaced path the block named was not taken, if it named one."""
+    if notes is None:
+        note = _spaced_note(block)
+        notes = [note] if note is not None else []
     return Proposal(
         ctx.new_id(),
         ctx.episode_id,
         None,
         "unresolved",
         Confidence.UNRESOLVED.value,
-        "no file named and no known entity matches the block",
+        reason,
         [],
         ctx.writer.blob(code),
         None,
         list(block.elisions),
-        {"A": "UNRESOLVED: no provable file"},
-        notes=[note] if note is not None else [],
+        {"A": gate},
+        notes=notes,
     )
 
 

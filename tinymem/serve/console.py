@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-__all__ = ["emit", "install", "line", "note", "say"]
+__all__ = ["emit", "install", "line", "note"]
 
 _KEY = "tinymem.console"
 _LOGGERS = ("aiohttp",)  # aiohttp.server, aiohttp.web, aiohttp.access...
@@ -58,14 +58,10 @@ def emit(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
-def say(message: str) -> None:
-    print(f"tm serve: {message}", file=sys.stderr, flush=True)
-
-
 class _OneLine(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            say(_line(record))
+            emit(f"tm serve: {_line(record)}")
             if os.environ.get("TM_DEBUG") and record.exc_info and record.exc_info[1]:
                 traceback.print_exception(record.exc_info[1], file=sys.stderr)
         except Exception:

@@ -57,10 +57,6 @@ class Flights:
 FLIGHTS: web.AppKey[Flights] = web.AppKey("flights", Flights)
 
 
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
 def _bind_error(host: str, port: int, exc: OSError) -> UsageError:
     if exc.errno == errno.EADDRINUSE:
         return UsageError(
@@ -77,7 +73,7 @@ def run(app: web.Application, host: str, port: int, announce: Callable[[int], st
     UsageError and nothing is announced."""
     console.install()
     asyncio.run(_serve(app, host, port, announce))
-    _say("tm serve: stopped")
+    console.emit("tm serve: stopped")
 
 
 async def _serve(
@@ -97,19 +93,19 @@ async def _serve(
     except OSError as exc:
         await runner.cleanup()
         raise _bind_error(host, port, exc) from None
-    _say(announce(int(runner.addresses[0][1])))
+    console.emit(announce(int(runner.addresses[0][1])))
 
     stop = asyncio.Event()
 
     def on_signal() -> None:
         if flights.stopping:
-            _say("tm serve: stopped without waiting for the requests in flight")
+            console.emit("tm serve: stopped without waiting for the requests in flight")
             sys.stderr.flush()
             # Worker threads cannot be interrupted; exiting is the only way out at once.
             os._exit(EXIT_INTERRUPTED)
         flights.stopping = True
         if flights.count:
-            _say(
+            console.emit(
                 f"tm serve: stopping once the {flights.count} request(s) in flight are answered"
                 " and recorded; Ctrl-C again stops at once"
             )
