@@ -270,3 +270,37 @@ def gc_cmd(
         return
     rows = [f"Removed {len(gone)} note(s) for good."] + [f"  {n.id}  {n.kind}" for n in gone]
     write_rows(rows, False)
+
+
+@note_app.command("merge")
+def merge_cmd(
+    rev: str = typer.Argument(
+        ...,
+        help="Another clone's project notes, fetched: git fetch origin refs/tinymem/notes,"
+        " then tm note merge FETCH_HEAD.",
+        metavar="REV",
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Merge another clone's project notes into ours (one episode): per note, the version
+    updated last wins; notes only one side has are kept. Then push them back
+    (git push origin refs/tinymem/notes). Branch notes merge with `tm merge-ledger`."""
+    from tinymem.notes.merge import merge_project_notes
+    from tinymem.repository import open_repo
+
+    doc = merge_project_notes(open_repo(), rev)
+    if as_json:
+        emit_json(doc)
+        return
+    if doc["outcome"] == "up to date":
+        write_rows(["Already up to date."], False)
+        return
+    rows = [
+        f"Notes {doc['outcome']}: took {len(doc['taken'])} note(s) from {doc['theirs'][:12]},"
+        f" removed {len(doc['removed'])}."
+    ]
+    if doc["displaced"]:
+        rows.append(
+            "Removed for a key the other side's newer note holds: " + ", ".join(doc["displaced"])
+        )
+    write_rows(rows, False)

@@ -370,9 +370,19 @@ def remove_note(repo: Repo, ident: str) -> Note:
 
 
 def restore_note(repo: Repo, ident: str) -> Note:
+    """Bring back a removed note; refused while another live note of its scope holds its key
+    (a merge gave the key to the note updated last)."""
+
     def update(view: StateView, note: Note, stamp: str) -> Note | None:
         if note.live:
             return None
+        if note.key is not None:
+            every = [*project_notes(repo).values(), *branch_notes(view).values()]
+            for other in every:
+                if other.live and other.key == note.key and other.scope == note.scope:
+                    raise UsageError(
+                        f"the key {note.key!r} is now note {other.id}'s; edit that one instead"
+                    )
         return note.with_changes(deleted=None, updated=stamp)
 
     return _one(repo, ident, "restored", update)
