@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from tinymem.commands import completers
 from tinymem.commands.output import emit_json, stdout_styled, write_rows
 
 if TYPE_CHECKING:
@@ -25,7 +26,12 @@ note_app = typer.Typer(
 )
 
 _JSON = typer.Option(False, "--json", help="Machine-readable output.")
-_ID = typer.Argument(..., help="The note's id (or a unique prefix of it).", metavar="ID")
+_ID = typer.Argument(
+    ...,
+    help="The note's id (or a unique prefix of it).",
+    metavar="ID",
+    autocompletion=completers.notes,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -109,6 +115,7 @@ def add_cmd(
         help="An entity (src/app.py::Client.get) or file it is about; repeatable. The note"
         " records the version it was written against and shows as drifted when it changes.",
         metavar="ENTITY_OR_FILE",
+        autocompletion=completers.entities,
     ),
     key: str | None = typer.Option(
         None,
@@ -142,6 +149,7 @@ def list_cmd(
         "--on",
         help="Only notes about this entity or file (or an entity inside it, or holding it).",
         metavar="ENTITY_OR_FILE",
+        autocompletion=completers.entities,
     ),
     include_all: bool = typer.Option(False, "--all", help="Include removed (soft-deleted) notes."),
     as_json: bool = _JSON,
