@@ -178,3 +178,13 @@ def test_help_teaches(inited: Path) -> None:
     for sub in ("add", "list", "show", "edit", "rm", "restore", "confirm", "gc", "merge"):
         assert sub in proc.stdout
     assert "tm note add constraint" in tm(inited, "note", "add", "--help").stdout
+
+
+def test_show_names_the_notes_an_episode_wrote(inited: Path) -> None:
+    added = _json(inited, "add", "fact", "shown", "--branch")
+    doc = json.loads(tm(inited, "show", added["episode"], "--json").stdout)
+    nid = added["note"]["id"]
+    record = git(inited, "rev-parse", f"refs/tinymem/heads/main:notes/{nid}.json").strip()
+    assert doc["kind"] == "note" and doc["notes"] == [
+        {"id": nid, "scope": "branch", "record": record}
+    ]
