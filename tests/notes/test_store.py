@@ -250,3 +250,11 @@ def test_a_ledger_commit_that_fails_puts_the_notes_ref_back(
     assert git(inited, "rev-parse", NOTES_REF).strip() == tip
     monkeypatch.undo()
     assert [n.text for n in read_notes(store)] == ["before"]
+
+
+def test_writing_a_removed_notes_key_again_brings_it_back(store: Repo) -> None:
+    first = add_note(store, "constraint", "python 3.8", key="py")
+    remove_note(store, first.id)
+    again = add_note(store, "constraint", "python 3.12", key="py")
+    assert again.id == first.id and again.live and again.text == "python 3.12"
+    assert [n.id for n in read_notes(store)] == [first.id]
