@@ -57,6 +57,11 @@ def test_a_hand_edit_drifts_the_note_until_adopted_then_confirm(inited: Path) ->
     # Committed with git: still the same hand edit to tm.
     git(inited, "commit", "-qam", "str ids")
     assert _status_drifted(inited) == {nid: "drifted"}
+    # The State Map's version is not the one on disk: confirming it now would say nothing.
+    before = git(inited, "rev-parse", "refs/tinymem/heads/main")
+    refused = tm(inited, "note", "confirm", nid)
+    assert refused.returncode == 2 and "`tm adopt app.py` first" in refused.stderr
+    assert git(inited, "rev-parse", "refs/tinymem/heads/main") == before
     assert tm(inited, "adopt", "app.py").returncode == 0
     doc = _drift(inited, nid)
     assert doc["drift"] == "drifted"

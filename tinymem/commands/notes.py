@@ -251,11 +251,26 @@ note_app.command("rm")(rm_cmd)
 restore_cmd = _simple("restore", "Restored")
 restore_cmd.__doc__ = "Bring back a removed note."
 note_app.command("restore")(restore_cmd)
-confirm_cmd = _simple("confirm", "Confirmed")
-confirm_cmd.__doc__ = (
-    "Say a drifted note still holds: re-anchor it to the current version of what it is about."
-)
-note_app.command("confirm")(confirm_cmd)
+
+
+@note_app.command("confirm")
+def confirm_cmd(note_id: str = _ID, as_json: bool = _JSON) -> None:
+    """Say a drifted note still holds: re-anchor it to the current version of what it is
+    about (a hand edit must be adopted first)."""
+    from tinymem.etv import verify
+    from tinymem.ledger import current
+    from tinymem.notes.drift import anchored_paths
+    from tinymem.notes.listing import disk_changes
+    from tinymem.notes.store import confirm_note, find_note, read_notes
+    from tinymem.repository import open_repo
+
+    repo = open_repo()
+    view = current(repo)
+    before = find_note(read_notes(repo, view=view), note_id)
+    paths = [p for p in anchored_paths([before]) if view.snapshot(p) is not None]
+    on_disk = disk_changes(verify(repo, view, paths)) if paths else {}
+    note = confirm_note(repo, before.id, on_disk=on_disk)
+    _written(repo, note, note.updated != before.updated, as_json, f"Confirmed note {note.id}.")
 
 
 @note_app.command("gc")
