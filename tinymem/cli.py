@@ -56,7 +56,17 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, audit, branches, completion, core, hooks, review, serve
+    from tinymem.commands import (
+        ask,
+        audit,
+        branches,
+        completion,
+        core,
+        hooks,
+        mcp,
+        review,
+        serve,
+    )
 
     core.register(app)
     audit.register(app)
@@ -65,6 +75,7 @@ def _register() -> None:
     review.register(app)
     hooks.register(app)
     serve.register(app)
+    mcp.register(app)
     completion.register(app)
     for info in app.registered_commands:
         if info.callback is not None:
