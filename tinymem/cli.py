@@ -64,6 +64,7 @@ def _register() -> None:
         core,
         hooks,
         mcp,
+        notes,
         review,
         serve,
     )
@@ -74,6 +75,7 @@ def _register() -> None:
     ask.register(app)
     review.register(app)
     hooks.register(app)
+    notes.register(app)
     serve.register(app)
     mcp.register(app)
     completion.register(app)

@@ -139,6 +139,10 @@ class Episode:
     # proposal id -> blob id of its record, or None when it left the pending set
     proposals: dict[str, str | None] = field(default_factory=dict)
     transitions: list[Transition] = field(default_factory=list)
+    # note id -> {"scope": "project" | "branch", "record": blob id of its JSON, or None when
+    # `tm note gc` removed it for good} (`tinymem.notes.store`); stored only when not empty,
+    # so the records of every other episode keep their bytes.
+    notes: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # More transitions, already encoded by `encode_transitions` in worker processes (`tm init`)
     # and recorded after `transitions`: decoding hundreds of thousands of them here only to
     # encode them again cost ~1 s on a 50,000-file baseline.
@@ -172,12 +176,20 @@ class Episode:
                 json.dumps(proposals, ensure_ascii=False),
                 ', "transitions": [',
                 ", ".join(i for i in items if i),
-                '], "details": ',
+                "]",
+                self._notes_text(),
+                ', "details": ',
                 json.dumps(self.details, ensure_ascii=False),
                 "}\n",
             )
         )
         return text.encode()
+
+    def _notes_text(self) -> str:
+        if not self.notes:
+            return ""
+        notes = {n: self.notes[n] for n in sorted(self.notes)}
+        return ', "notes": ' + json.dumps(notes, ensure_ascii=False)
 
     def _files_text(self) -> str:
         parts = [p for p in self.encoded_files if p.text]
@@ -204,6 +216,7 @@ class Episode:
                 files=raw.get("files", {}),
                 proposals=raw.get("proposals", {}),
                 transitions=[Transition.from_json(t) for t in raw.get("transitions", [])],
+                notes=raw.get("notes", {}),
                 details=raw.get("details", {}),
             )
         except (ValueError, KeyError, TypeError) as exc:
@@ -218,6 +231,10 @@ class Draft:
     changes: dict[str, tuple[int, str] | None] = field(default_factory=dict)
     # Extra files stored next to episode.json (prompt, messages, reply): name -> content.
     attachments: dict[str, bytes] = field(default_factory=dict)
+    # Other refs this episode moves with its ledger commit (`refs/tinymem/notes`): ref ->
+    # (the id it must still hold, None: absent; its new id). Moved under the ledger lock right
+    # before the ledger ref and put back when the ledger commit fails, so neither lands alone.
+    refs: dict[str, tuple[str | None, str]] = field(default_factory=dict)
 
 
 Operation = Callable[[StateView, ObjectWriter], "Draft | None"]
@@ -309,16 +326,23 @@ def commit_episode(
         with updating(repo):
             if pinned:
                 _still_selected(repo, ref)
-            try:
-                commit = _commit(repo, ref, tip, sig, message, tree, parents)
-            except (pygit2.GitError, OSError, ValueError) as exc:
-                # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
-                if not _is_cas_failure(exc):
+            moved = _move_refs(repo, draft.refs, episode)
+            said = None
+            if moved is not None:
+                try:
+                    commit = _commit(repo, ref, tip, sig, message, tree, parents)
+                except (pygit2.GitError, OSError, ValueError) as exc:
+                    _put_back(repo, moved, episode)
+                    # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
+                    if not _is_cas_failure(exc):
+                        raise
+                    said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
+                except BaseException:
+                    _put_back(repo, moved, episode)
                     raise
-                said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
-            else:
-                pack_if_needed(repo.common_dir, os.path.join(repo.common_dir, CACHE_DIRNAME))
-                return Committed(commit, episode, StateView(repo.git, commit))
+                else:
+                    pack_if_needed(repo.common_dir, os.path.join(repo.common_dir, CACHE_DIRNAME))
+                    return Committed(commit, episode, StateView(repo.git, commit))
         if said is not None:
             emit(said)
             continue
@@ -333,6 +357,27 @@ def commit_episode(
     raise ConcurrencyError(
         f"{ref} kept moving under {MAX_ATTEMPTS} attempts; another tm process is busy, try again"
     )
+
+
+def _move_refs(
+    repo: Repo, refs: Mapping[str, tuple[str | None, str]], episode: Episode
+) -> list[tuple[str, str | None, str]] | None:
+    """Move each of a draft's other refs by compare-and-swap; None (and every one moved put
+    back) when one no longer held the id the operation read: the operation is redone."""
+    moved: list[tuple[str, str | None, str]] = []
+    for name, (old, new) in refs.items():
+        if old == new:
+            continue
+        if not swap_ref(repo, name, new, old, f"{episode.kind} {episode.id}"):
+            _put_back(repo, moved, episode)
+            return None
+        moved.append((name, old, new))
+    return moved
+
+
+def _put_back(repo: Repo, moved: list[tuple[str, str | None, str]], episode: Episode) -> None:
+    for name, old, new in reversed(moved):
+        swap_ref(repo, name, old, new, f"{episode.kind} {episode.id} not recorded")
 
 
 def _still_selected(repo: Repo, ref: str) -> None:

@@ -3,7 +3,7 @@
 Two independent derivations are checked against the stored tip:
 1. replaying every episode's file records (snapshot and metadata ids) from the root commit
    reproduces the stored State Map tree exactly (same tree id: files/, entities/, meta/,
-   proposals/);
+   proposals/, notes/);
 2. folding every episode's entity transitions reproduces each entity's state and artifact as
    the stored metadata records them, and every SUPERSEDED transition leaves the artifact that
    was AUTHORITATIVE just before.
@@ -28,7 +28,16 @@ from tinymem.gitobjects import (
 from tinymem.ledger import current, history
 from tinymem.records import State, entity_key
 from tinymem.repository import Repo
-from tinymem.statemap import ENTITIES, EPISODE, FILES, META, PROPOSALS, FileMeta, StateView
+from tinymem.statemap import (
+    ENTITIES,
+    EPISODE,
+    FILES,
+    META,
+    NOTES,
+    PROPOSALS,
+    FileMeta,
+    StateView,
+)
 from tinymem.transitions import TreeEdits, entity_tree
 
 
@@ -75,6 +84,10 @@ def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
             pinned = oid is not None and isinstance(repo.git.get(oid), pygit2.Tree)
             mode = MODE_TREE if pinned else MODE_BLOB
             edits[f"{PROPOSALS}/{pid}"] = None if oid is None else (mode, oid)
+        for nid, entry in ep.notes.items():
+            if entry.get("scope") == "branch":  # project notes live on refs/tinymem/notes
+                blob = entry.get("record")
+                edits[f"{NOTES}/{nid}.json"] = None if blob is None else (MODE_BLOB, blob)
         tree = edit_tree(writer, tree, edits)
         for t in ep.transitions:
             if t.to_state is State.SUPERSEDED:

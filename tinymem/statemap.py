@@ -7,6 +7,7 @@ Tree layout of every commit on `refs/tinymem/state` (see docs/formats.md):
     meta/<path>                JSON FileMeta: every entity of the file with its record
     proposals/<id>/            each pending or rejected proposal: proposal.json and every blob
                                it names, entered under its own id so gc and mirrors keep it
+    notes/<id>.json            each of the branch's notes (project notes: refs/tinymem/notes)
     episode/                   this commit's own record (episode.json, prompt, reply, ...)
 """
 
@@ -30,6 +31,7 @@ FILES = "files"
 ENTITIES = "entities"
 META = "meta"
 PROPOSALS = "proposals"
+NOTES = "notes"  # the branch's own notes, `notes/<id>.json` (`tinymem.notes.store`)
 EPISODE = "episode"
 
 PROPOSAL_RECORD = "proposal.json"

@@ -139,14 +139,30 @@ def status_cmd(
     from tinymem.pendingids import pending_ids
 
     proposals = pending_ids(repo, view)
-    from tinymem.statusview import merged_drift, status_doc
+    from tinymem.statusview import drifted_notes, merged_drift, status_doc
 
     merged = merged_drift(repo, report)
+    from tinymem.notes.drift import Drift
+
+    # The whole tree was verified: the notes' drift reads that report; with PATHS, the notes'
+    # own files are verified.
+    drifted = drifted_notes(repo, view, report if selected is None else None)
     if as_json:
-        emit_json(status_doc(repo, report, proposals, merged))
+        emit_json(status_doc(repo, report, proposals, merged, drifted))
     else:
         styled = stdout_styled()
         rows = _status_rows(report, proposals, styled, repo.state_ref)
+        if drifted:
+            rows.append("")
+        for n in drifted:
+            gone = n.drift is Drift.ANCHOR_DELETED
+            targets = ", ".join(a.anchor.target for a in n.anchors if a.drift is not Drift.CURRENT)
+            rows.append(
+                f"Note {n.note.id} ({n.note.kind}) was written for an older version of"
+                f" {targets}"
+                + (": what it is about was deleted (tm note show " if gone else " (tm note show ")
+                + f"{n.note.id}; tm note confirm {n.note.id} if it still holds)."
+            )
         if merged is not None:
             found, files = merged
             how = "the merge" if found.what == "merge commit" else "the rebase or pull"

@@ -11,9 +11,9 @@ from tinymem.errors import TinymemError
 from tinymem.gitobjects import MODE_TREE, read_tree
 from tinymem.ledger import EPISODE_FILE, Episode
 from tinymem.repository import Repo
-from tinymem.statemap import ENTITIES, EPISODE, FILES, META, PROPOSALS, StateView
+from tinymem.statemap import ENTITIES, EPISODE, FILES, META, NOTES, PROPOSALS, StateView
 
-LAYOUT = (FILES, ENTITIES, META, PROPOSALS, EPISODE)
+LAYOUT = (FILES, ENTITIES, META, PROPOSALS, NOTES, EPISODE)
 
 
 def ref_fix(ref: str = "refs/tinymem/heads/BRANCH") -> str:

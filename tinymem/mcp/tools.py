@@ -60,12 +60,14 @@ def status(workdir: str) -> dict[str, Any]:
     from tinymem.etv import verify
     from tinymem.ledger import current
     from tinymem.pendingids import pending_ids
-    from tinymem.statusview import merged_drift, status_doc
+    from tinymem.statusview import drifted_notes, merged_drift, status_doc
 
     repo = _repo(workdir)
     view = current(repo)
     report = verify(repo, view)
-    return status_doc(repo, report, pending_ids(repo, view), merged_drift(repo, report))
+    proposals = pending_ids(repo, view)
+    drifted = drifted_notes(repo, view, report)
+    return status_doc(repo, report, proposals, merged_drift(repo, report), drifted)
 
 
 def state(workdir: str, paths: list[str]) -> dict[str, Any]:
