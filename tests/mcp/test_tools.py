@@ -27,6 +27,8 @@ TOOLS = {
     "tm_propose",
     "tm_accept",
     "tm_reject",
+    "tm_notes",
+    "tm_note_write",
 }
 
 REPR_EDIT = f"""Here is the change.
@@ -226,3 +228,63 @@ def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(shared: Sh
     assert "../../etc/passwd is outside the repository" in outside
     assert "validation error" in conn.error("tm_accept", {"ids": "abcdef"})  # not a list
     assert conn.ok("tm_status")["branch"] == "main"
+
+
+def test_notes_written_by_the_client_are_read_back_and_drift_with_their_code(
+    shared: Shared,
+) -> None:
+    conn = shared.conn
+    target = f"{SCAFFOLD}::Scaffold.delete"
+    wrote = conn.ok(
+        "tm_note_write",
+        {
+            "kind": "constraint",
+            "text": "delete routes must stay idempotent",
+            "on": [target],
+            "key": "delete-idempotent",
+        },
+    )
+    note = wrote["note"]
+    assert note["source"] == "mcp:test-agent 1.0" and note["drift"] == "current"
+    assert [a["target"] for a in note["anchors"]] == [target]
+    [entry] = shared.cli_json("log", "-n", "1")  # type: ignore[misc]
+    assert entry["episode"] == wrote["episode"] == note["episode"]
+    # The same key again updates that note; the CLI lists what the client wrote.
+    again = conn.ok(
+        "tm_note_write",
+        {"kind": "decision", "text": "delete routes are idempotent", "key": "delete-idempotent"},
+    )
+    assert again["note"]["id"] == note["id"] and again["note"]["kind"] == "decision"
+    listed = shared.cli_json("note", "list")["notes"]  # type: ignore[index]
+    assert [n["id"] for n in listed] == [note["id"]]
+    conn.ok("tm_note_write", {"kind": "gotcha", "text": "static_folder may be None"})
+
+    found = conn.ok("tm_notes", {"query": "idempotent routes"})["notes"]
+    assert [n["id"] for n in found] == [note["id"]]
+    assert len(conn.ok("tm_notes")["notes"]) == 2
+    assert conn.ok("tm_notes", {"on": SCAFFOLD})["notes"] == []  # the update dropped the anchor
+    assert "unknown note kind 'wish'" in conn.error("tm_note_write", {"kind": "wish", "text": "x"})
+    assert "a note needs text" in conn.error("tm_note_write", {"kind": "fact", "text": "  "})
+
+
+def test_a_note_on_an_entity_drifts_when_an_accepted_proposal_changes_it(shared: Shared) -> None:
+    conn = shared.conn
+    target = f"{SCAFFOLD}::Scaffold.patch"
+    note = conn.ok("tm_note_write", {"kind": "fact", "text": "patch is a shortcut", "on": [target]})
+    assert conn.ok("tm_notes", {"on": target})["notes"][0]["drift"] == "current"
+    edit = f"""```python
+# {SCAFFOLD}
+    @setupmethod
+    def patch(self, rule: str, **options: t.Any) -> t.Callable[[T_route], T_route]:
+        \"\"\"Shortcut for :meth:`route` with ``methods=["PATCH"]``.
+
+        .. versionadded:: 2.0
+        \"\"\"
+        return self._method_route("PATCH", rule, dict(options))
+```
+"""
+    [prop] = conn.ok("tm_propose", {"text": edit})["proposals"]
+    assert prop["blocked"] is None, prop
+    assert conn.ok("tm_accept", {"ids": [prop["id"]]})["promoted"] == [prop["id"]]
+    [after] = conn.ok("tm_notes", {"on": target})["notes"]
+    assert after["id"] == note["note"]["id"] and after["drift"] == "drifted"

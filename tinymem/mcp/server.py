@@ -22,7 +22,8 @@ from pydantic import Field
 
 from tinymem import __version__
 from tinymem.errors import TinymemError
-from tinymem.mcp import tools
+from tinymem.mcp import notes, tools
+from tinymem.notes.model import KINDS
 
 __all__ = ["ACCEPT_TOOL", "build", "client_source"]
 
@@ -195,5 +196,47 @@ def build(workdir: str, *, offer_accept: bool = True) -> MCPServer[Any]:
         """Drop pending proposals; their text stays in tm's vault."""
         source = client_source(ctx)
         return _tm(lambda: tools.reject(workdir, ids, why, source))
+
+    @server.tool(annotations=_READ)
+    def tm_notes(
+        query: Annotated[
+            str | None, Field(description="Words to look for; notes sharing most come first.")
+        ] = None,
+        on: Annotated[
+            str | None,
+            Field(description="Only notes about this file or entity (path::Symbol)."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """The project's memory: decisions, constraints, gotchas, dead ends tried, facts and
+        plans that people and agents wrote down, each with what it is about; `drift` says
+        when that code changed since the note was written (read it with care)."""
+        return _tm(lambda: notes.notes(workdir, query, on))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    def tm_note_write(
+        kind: Annotated[
+            str,
+            Field(
+                description="decision, constraint, gotcha, tried (a dead end and why), fact,"
+                " plan or note.",
+                json_schema_extra={"enum": list(KINDS)},
+            ),
+        ],
+        text: Annotated[str, Field(description="What to remember, for whoever works here next.")],
+        ctx: Context,
+        on: Annotated[
+            list[str] | None,
+            Field(description="Files or entities (path::Symbol) the note is about."),
+        ] = None,
+        key: Annotated[
+            str | None,
+            Field(description="A name for the note: writing the same key again updates it."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Remember something for the project (shared by every branch), recorded in the ledger
+        with you as its source: a decision and why, a constraint, a gotcha, an approach that
+        failed. Anchored with `on`, it is flagged when that code changes."""
+        source = client_source(ctx)
+        return _tm(lambda: notes.note_write(workdir, kind, text, on or [], key, source))
 
     return server

@@ -21,6 +21,7 @@ __all__ = [
     "log",
     "propose",
     "reject",
+    "repo_at",
     "show",
     "state",
     "status",
@@ -29,7 +30,7 @@ __all__ = [
 LOG_DEFAULT = 20
 
 
-def _repo(workdir: str) -> Repo:
+def repo_at(workdir: str) -> Repo:
     from tinymem.ledger import current
 
     repo = open_repo(workdir)
@@ -49,7 +50,7 @@ def context(workdir: str, query: str, paths: list[str], budget: int | None) -> s
     flags: dict[str, str | None] = {"repair": "0"}  # no repair reserve: all of it is shown
     if budget is not None:
         flags["budget"] = str(budget)
-    prep = prepare(_repo(workdir), AskOptions(prompt=query, files=paths, flags=flags))
+    prep = prepare(repo_at(workdir), AskOptions(prompt=query, files=paths, flags=flags))
     text = prep.hydration.context
     if prep.notices:
         text += "\n[TM NOTICES]\n" + "\n".join(prep.notices) + "\n"
@@ -62,7 +63,7 @@ def status(workdir: str) -> dict[str, Any]:
     from tinymem.pendingids import pending_ids
     from tinymem.statusview import drifted_notes, merged_drift, status_doc
 
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     view = current(repo)
     report = verify(repo, view)
     proposals = pending_ids(repo, view)
@@ -73,7 +74,7 @@ def status(workdir: str) -> dict[str, Any]:
 def state(workdir: str, paths: list[str]) -> dict[str, Any]:
     from tinymem.statelist import selection, state_rows
 
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     return {"entities": state_rows(repo, selection(repo, paths))}
 
 
@@ -83,7 +84,7 @@ def log(workdir: str, n: int | None, entity: str | None) -> dict[str, Any]:
 
     if n is not None and n < 0:
         raise UsageError(f"n must be zero or more, got {n}")
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     target = parse_target(repo, entity) if entity else None
     return {"episodes": entries(repo, target, limit=LOG_DEFAULT if n is None else n)}
 
@@ -92,7 +93,7 @@ def blame(workdir: str, path: str, lines: str | None) -> dict[str, Any]:
     from tinymem.blame import blame as attribute
     from tinymem.blame import parse_range
 
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     start, end = parse_range(lines) if lines else (1, None)
     return attribute(repo, repo.rel(path), start, end).to_json()
 
@@ -101,7 +102,7 @@ def show(workdir: str, episode: str) -> dict[str, Any]:
     from tinymem.serve.chat import ServeSettings
     from tinymem.serve.views import episode as episode_view
 
-    _repo(workdir)
+    repo_at(workdir)
     return episode_view(ServeSettings(workdir), episode)
 
 
@@ -112,7 +113,7 @@ def propose(workdir: str, text: str, source: str) -> dict[str, Any]:
     from tinymem.mcp.propose import propose as record
     from tinymem.proposalview import proposal_doc
 
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     made = record(repo, text, source)
     view = current(repo)  # the tip that holds them (or a later one: they are pending there)
     pending = set(view.proposal_ids())
@@ -135,7 +136,7 @@ def accept(workdir: str, ids: list[str], allow_delete: bool, via: str) -> dict[s
 
     if not ids:
         raise UsageError("ids is empty; give the proposal ids tm_propose returned")
-    result = promote(_repo(workdir), ids, allow_delete=allow_delete, via=via)
+    result = promote(repo_at(workdir), ids, allow_delete=allow_delete, via=via)
     doc = accept_doc(result)
     why = {c.proposal.id: blocked_line(c) for c in result.plan.checks if not c.ok}
     for entry in doc["blocked"]:
@@ -150,7 +151,7 @@ def reject(workdir: str, ids: list[str], why: str | None, via: str) -> dict[str,
 
     if not ids:
         raise UsageError("ids is empty; give the proposal ids to reject")
-    repo = _repo(workdir)
+    repo = repo_at(workdir)
     chosen = [p.id for p in select(current(repo), ids, every=False)]
     committed = drop(repo, ids, why=why, via=via)
     return {"episode": committed.episode.id, "commit": committed.commit, "rejected": chosen}
