@@ -71,9 +71,13 @@ def test_two_clients_proposing_at_once_lose_no_episode(made: tuple[Path, dict[st
     assert sorted(status["pending_proposals"]) == sorted(ids)
 
 
-def test_no_accept_does_not_offer_accepting(made: tuple[Path, dict[str, str]]) -> None:
+def test_no_accept_does_not_offer_accepting(
+    made: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
     repo, env = made
-    with connect(repo, env, "--no-accept") as conn:
+    elsewhere = tmp_path / "elsewhere"  # as a client that starts servers in its own directory
+    elsewhere.mkdir()
+    with connect(elsewhere, env, "--no-accept", "--repo", str(repo)) as conn:
         names = {t.name for t in conn.tools()}
         assert "tm_accept" not in names
         assert {"tm_propose", "tm_reject", "tm_status"} <= names

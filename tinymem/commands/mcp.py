@@ -15,6 +15,13 @@ def register(app: typer.Typer) -> None:
 
 
 def mcp_cmd(
+    where: str = typer.Option(
+        None,
+        "--repo",
+        metavar="DIR",
+        help="The repository to serve (default: the one holding the current directory), for"
+        " clients that start servers elsewhere.",
+    ),
     no_accept: bool = typer.Option(
         False,
         "--no-accept",
@@ -27,7 +34,8 @@ def mcp_cmd(
     register `tm mcp` as a stdio server (e.g. `claude mcp add tm -- tm mcp`) and the agent
     gets tm_context (the verified current text of what it is about to edit), tm_status,
     tm_state, tm_log, tm_blame, tm_show, tm_propose (its edits become gated proposals of one
-    episode, the client named as their source in tm log), tm_accept and tm_reject. Started
+    episode, the client named as their source in tm log), tm_accept, tm_reject, tm_notes and
+    tm_note_write (project memory). Started
     by the client, in the repository (tm initialised); paths are relative to its root. The
     ledger is read again on every call, so other tm commands and git switch may run
     meanwhile. Stdout carries only the protocol; tm's notices go to stderr.
@@ -38,7 +46,7 @@ def mcp_cmd(
     from tinymem.ledger import current
     from tinymem.repository import open_repo
 
-    repo = open_repo()
+    repo = open_repo(where)
     current(repo)  # refuse to start in a repository without tm
     try:
         from tinymem.mcp.server import build
