@@ -17,15 +17,15 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import Field
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from tinymem import __version__
 from tinymem.errors import TinymemError
 from tinymem.mcp import notes, tools
 from tinymem.notes.model import KINDS
 
-__all__ = ["ACCEPT_TOOL", "build", "client_source"]
+__all__ = ["ACCEPT_TOOL", "TmServer", "argument_errors", "build", "client_source"]
 
 ACCEPT_TOOL = "tm_accept"
 T = TypeVar("T")
@@ -63,6 +63,34 @@ def _tm(call: Callable[[], T]) -> T:
         raise ToolError(str(exc)) from None
 
 
+def argument_errors(exc: ValidationError) -> str:
+    """Arguments that do not fit a tool's schema, in one line (pydantic's report spans
+    several, with a link per error)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "missing":
+            parts.append(f"{where} is required")
+        else:
+            msg = str(err["msg"])
+            parts.append(f"{where}: {msg[:1].lower()}{msg[1:]}")
+    return "; ".join(parts)
+
+
+class TmServer(MCPServer[Any]):
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(
+                    f"Error executing tool {name}: {argument_errors(exc.__cause__)}"
+                ) from exc.__cause__
+            raise
+
+
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 Paths = Annotated[
@@ -72,7 +100,7 @@ Paths = Annotated[
 
 
 def build(workdir: str, *, offer_accept: bool = True) -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(
+    server = TmServer(
         "tm",
         title="tinymem",
         version=__version__,
