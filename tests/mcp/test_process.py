@@ -38,11 +38,16 @@ def test_two_clients_proposing_at_once_lose_no_episode(made: tuple[Path, dict[st
     ):
 
         async def proposing(conn: Connected, first: int, out: list[dict[str, object]]) -> None:
-            for n in range(first, first + rounds):
+            async def one(n: int) -> None:
                 result = await conn.session.call_tool("tm_propose", {"text": _edit(n)})
                 assert not result.is_error, result.content
                 assert result.structured_content is not None
                 out.append(result.structured_content)
+
+            # All of a client's calls at once too: the server runs them in worker threads.
+            async with anyio.create_task_group() as tg:
+                for n in range(first, first + rounds):
+                    tg.start_soon(one, n)
 
         answers: dict[str, list[dict[str, object]]] = {"one": [], "two": []}
 
