@@ -786,6 +786,7 @@ def reject(
             episode.proposals[pid] = oid
         episode.details = {"rejected": chosen_ids}
         if why:
+            episode.summary += f" (why: {why})"
             episode.details["why"] = why
         if via is not None:
             episode.details["via"] = via

@@ -190,6 +190,7 @@ def _make_timedelta(value: timedelta | int | None) -> timedelta | None:
     assert done["rejected"] == [prop["id"]]
     shown = conn.ok("tm_show", {"episode": done["episode"]})
     assert shown["kind"] == "reject"
+    assert shown["summary"] == f"rejected {prop['id']} (why: drops timedelta values)"
     assert shown["details"]["why"] == "drops timedelta values"
     assert shown["details"]["via"] == "mcp:test-agent 1.0"
     assert prop["id"] not in conn.ok("tm_status")["pending_proposals"]

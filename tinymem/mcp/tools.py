@@ -153,5 +153,6 @@ def reject(workdir: str, ids: list[str], why: str | None, via: str) -> dict[str,
         raise UsageError("ids is empty; give the proposal ids to reject")
     repo = repo_at(workdir)
     chosen = [p.id for p in select(current(repo), ids, every=False)]
-    committed = drop(repo, ids, why=why, via=via)
+    reason = why.strip() if why is not None and why.strip() else None
+    committed = drop(repo, ids, why=reason, via=via)
     return {"episode": committed.episode.id, "commit": committed.commit, "rejected": chosen}
