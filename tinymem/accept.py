@@ -596,7 +596,7 @@ def unified_diff(fp: FilePlan) -> str:
     return "".join(difflib.unified_diff(a, b, src, dst))
 
 
-def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
+def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = None) -> Committed:
     """Write every changed file atomically or none, then record one ledger episode on `ref`
     (the ledger the plan was made from; default the current branch's). A `git switch` before
     the episode is recorded rolls the files back (StaleError)."""
@@ -683,6 +683,8 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
             "notes": {c.proposal.id: c.notes for c in plan_.checks if c.notes},
             "overwritten": {k: blob_id(t) for k, t in sorted(plan_.overwritten.items())},
         }
+        if via is not None:
+            episode.details["via"] = via
         return Draft(episode=episode, changes=edits, attachments=attachments)
 
     def record() -> Committed:
@@ -714,7 +716,9 @@ def accept(
     overwrite_stale: set[str] | None = None,
     allow_delete: bool = False,
     placed: set[str] | None = None,
+    via: str | None = None,
 ) -> AcceptResult:
+    """`via`: what asked for the accept when not the command line (`tm mcp`'s client)."""
     ref = repo.state_ref  # the ledger this accept belongs to, whatever HEAD does meanwhile
     view = current(repo)
     chosen = select(view, refs, every)
@@ -735,7 +739,7 @@ def accept(
     )
     if not any(c.ok for c in p.checks):
         return AcceptResult(p, None)
-    return AcceptResult(p, apply(repo, p, ref))
+    return AcceptResult(p, apply(repo, p, ref, via))
 
 
 def _known_overwrites(chosen: list[Proposal], names: set[str]) -> None:
@@ -757,7 +761,15 @@ def _known_overwrites(chosen: list[Proposal], names: set[str]) -> None:
         )
 
 
-def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
+def reject(
+    repo: Repo,
+    refs: list[str],
+    *,
+    every: bool = False,
+    why: str | None = None,
+    via: str | None = None,
+) -> Committed:
+    """`why`: the reason given, recorded with the episode; `via` as for `accept`."""
     chosen_ids = [p.id for p in select(current(repo), refs, every)]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
@@ -773,6 +785,11 @@ def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
             edits[f"{PROPOSALS}/{pid}"] = (MODE_TREE, oid)
             episode.proposals[pid] = oid
         episode.details = {"rejected": chosen_ids}
+        if why:
+            episode.summary += f" (why: {why})"
+            episode.details["why"] = why
+        if via is not None:
+            episode.details["via"] = via
         return Draft(episode=episode, changes=edits)
 
     committed = commit_episode(repo, operation)

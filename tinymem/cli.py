@@ -63,6 +63,7 @@ def _register() -> None:
         completion,
         core,
         hooks,
+        mcp,
         notes,
         review,
         serve,
@@ -76,6 +77,7 @@ def _register() -> None:
     hooks.register(app)
     notes.register(app)
     serve.register(app)
+    mcp.register(app)
     completion.register(app)
     for info in app.registered_commands:
         if info.callback is not None:

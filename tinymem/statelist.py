@@ -11,7 +11,18 @@ from tinymem.ledger import current
 from tinymem.records import State, entity_key
 from tinymem.repository import Repo
 
-__all__ = ["state_rows"]
+__all__ = ["selection", "state_rows"]
+
+
+def selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | None:
+    """Whether a repository path is at or below one of the files or directories the user
+    named; None when nothing was named (everything is selected)."""
+    if not paths:
+        return None
+    prefixes = [repo.rel(p).rstrip("/") for p in paths]
+    return lambda path: any(
+        not pre or path == pre or path.startswith(pre + "/") for pre in prefixes
+    )
 
 
 def state_rows(

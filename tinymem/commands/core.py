@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import typer
@@ -132,52 +131,24 @@ def status_cmd(
     if probe is not None and not probe.serves(repo.git.path, repo.workdir):
         probe = None  # git found another repository than ours (GIT_DIR, say)
     view = current(repo) if probe is None else view_at(repo, probe.commit)
-    selected = _selection(repo, paths)
+    from tinymem.statelist import selection
+
+    selected = selection(repo, paths)
     wanted = None if selected is None else [p for p in view.files() if selected(p)]
     report = verify(repo, view, wanted, probe)
     from tinymem.pendingids import pending_ids
 
     proposals = pending_ids(repo, view)
-    from tinymem.branches.refs import may_have_merged
+    from tinymem.statusview import drifted_notes, merged_drift, status_doc
 
-    merged = None
-    if report.drift and may_have_merged(repo.git):
-        from tinymem.branches.merged import merged_among
-
-        merged = merged_among(repo, [d.path for d in report.drift])
+    merged = merged_drift(repo, report)
     from tinymem.notes.drift import Drift
-    from tinymem.notes.listing import note_statuses
 
     # The whole tree was verified: the notes' drift reads that report; with PATHS, the notes'
     # own files are verified.
-    notes = note_statuses(repo, view=view, report=report if selected is None else None)
-    drifted = [n for n in notes if n.drift is not Drift.CURRENT]
+    drifted = drifted_notes(repo, view, report if selected is None else None)
     if as_json:
-        emit_json(
-            {
-                "branch": repo.branch,
-                "merged": None
-                if merged is None
-                else {"commit": merged[0].after, "files": merged[1]},
-                "clean": report.clean,
-                "checked_files": report.checked,
-                "files": [
-                    {
-                        "path": d.path,
-                        "why": d.why,
-                        "stale": [
-                            {"entity": e.key, "symbol": e.symbol, "kind": e.kind, "why": e.why}
-                            for e in d.stale
-                        ],
-                        "new_symbols": d.new_symbols,
-                        "outside_entities_changed": d.outside,
-                    }
-                    for d in report.drift
-                ],
-                "pending_proposals": proposals,
-                "drifted_notes": [n.to_json() for n in drifted],
-            }
-        )
+        emit_json(status_doc(repo, report, proposals, merged, drifted))
     else:
         styled = stdout_styled()
         rows = _status_rows(report, proposals, styled, repo.state_ref)
@@ -241,17 +212,6 @@ def _status_rows(report: EtvReport, proposals: list[str], styled: bool, ref: str
     if proposals:
         rows += ["", f"{len(proposals)} pending proposal(s): tm diff to review them."]
     return rows
-
-
-def _selection(repo: Repo, paths: list[str] | None) -> Callable[[str], bool] | None:
-    """Whether a repository path is at or below one of the files or directories the user
-    named; None when nothing was named (everything is selected)."""
-    if not paths:
-        return None
-    prefixes = [repo.rel(p).rstrip("/") for p in paths]
-    return lambda path: any(
-        not pre or path == pre or path.startswith(pre + "/") for pre in prefixes
-    )
 
 
 def adopt_cmd(
@@ -356,10 +316,10 @@ def state_cmd(
 ) -> None:
     """List entities with state, confidence, artifact, last change and STALE flag."""
     from tinymem.repository import open_repo
-    from tinymem.statelist import state_rows
+    from tinymem.statelist import selection, state_rows
 
     repo = open_repo()
-    rows = state_rows(repo, _selection(repo, paths), every=every)
+    rows = state_rows(repo, selection(repo, paths), every=every)
     if as_json:
         emit_json({"entities": rows})
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -36,44 +36,15 @@ def diff_cmd(
 
     The gates are run now (not as they stood when the model answered); nothing is written.
     """
-    from tinymem.accept import blocked_line, confirmable, plan, select, unified_diff
+    from tinymem.accept import select
     from tinymem.ledger import current
+    from tinymem.proposalview import proposal_doc
     from tinymem.repository import open_repo
 
     repo = open_repo()
     view = current(repo)
     chosen = select(view, list(ids or []), every=not ids)
-    docs: list[dict[str, Any]] = []
-    for p in chosen:
-        single = plan(repo, view, [p])
-        check = single.checks[0]
-        fp = single.files.get(p.path or "")
-        diff = unified_diff(fp) if fp is not None and check.ok else ""
-        if not check.ok and confirmable(p) and p.path is not None:
-            # What `tm accept ID --path FILE` would write: the user decides on seeing it.
-            placed = plan(repo, view, [p], placed={p.path})
-            would = placed.files.get(p.path)
-            if placed.checks[0].ok and would is not None:
-                diff = unified_diff(would)
-        docs.append(
-            {
-                "id": p.id,
-                "path": p.path,
-                "kind": p.kind,
-                "confidence": p.confidence,
-                "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
-                "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
-                "blocked": None if check.ok or check.blocked is None else blocked_line(check),
-                "notes": check.notes,
-                "diff": diff,
-                "added": sum(
-                    1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
-                ),
-                "removed": sum(
-                    1 for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
-                ),
-            }
-        )
+    docs = [proposal_doc(repo, view, p) for p in chosen]
     if as_json:
         emit_json({"proposals": docs})
         return
@@ -184,29 +155,12 @@ def accept_cmd(
 
 
 def _json_accept(result: AcceptResult) -> None:
-    from tinymem.gitobjects import blob_id
+    from tinymem.proposalview import accept_doc
 
-    checks = result.plan.checks
-    blocked = [c for c in checks if not c.ok]
-    c = result.committed
-    emit_json(
-        {
-            "episode": c.episode.id if c else None,
-            "commit": c.commit if c else None,
-            "promoted": [k.proposal.id for k in checks if k.ok],
-            "blocked": [
-                {"id": k.proposal.id, "gate": g.gate, "detail": g.detail}
-                for k in blocked
-                if (g := k.blocked) is not None
-            ],
-            "files": sorted({k.proposal.path for k in checks if k.ok and k.proposal.path}),
-            "overwritten": {
-                key: blob_id(text) for key, text in sorted(result.plan.overwritten.items())
-            },
-        }
-    )
-    if blocked:
-        raise GateBlockedError(f"{len(blocked)} proposal(s) blocked; they stay pending")
+    doc = accept_doc(result)
+    emit_json(doc)
+    if doc["blocked"]:
+        raise GateBlockedError(f"{len(doc['blocked'])} proposal(s) blocked; they stay pending")
 
 
 def _report_accept(result: AcceptResult) -> None:

@@ -1,0 +1,66 @@
+"""What `tm diff --json` and `tm accept --json` print, as data: the same documents answer
+`tm mcp`'s tm_propose and tm_accept. The gates are run at the time of asking."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tinymem.accept import AcceptResult
+    from tinymem.proposalrecords import Proposal
+    from tinymem.repository import Repo
+    from tinymem.statemap import StateView
+
+__all__ = ["accept_doc", "proposal_doc"]
+
+
+def proposal_doc(repo: Repo, view: StateView, p: Proposal) -> dict[str, Any]:
+    """One proposal with its gates run now and the unified diff accepting it would write."""
+    from tinymem.accept import blocked_line, confirmable, plan, unified_diff
+
+    single = plan(repo, view, [p])
+    check = single.checks[0]
+    fp = single.files.get(p.path or "")
+    diff = unified_diff(fp) if fp is not None and check.ok else ""
+    if not check.ok and confirmable(p) and p.path is not None:
+        # What `tm accept ID --path FILE` would write: the user decides on seeing it.
+        placed = plan(repo, view, [p], placed={p.path})
+        would = placed.files.get(p.path)
+        if placed.checks[0].ok and would is not None:
+            diff = unified_diff(would)
+    lines = diff.splitlines()
+    return {
+        "id": p.id,
+        "path": p.path,
+        "kind": p.kind,
+        "confidence": p.confidence,
+        "entities": [{"symbol": e.symbol, "op": e.op} for e in p.entities],
+        "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
+        "blocked": None if check.ok or check.blocked is None else blocked_line(check),
+        "notes": check.notes,
+        "diff": diff,
+        "added": sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++")),
+        "removed": sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---")),
+    }
+
+
+def accept_doc(result: AcceptResult) -> dict[str, Any]:
+    """What an accept promoted, blocked (gate and detail) and wrote."""
+    from tinymem.gitobjects import blob_id
+
+    checks = result.plan.checks
+    c = result.committed
+    return {
+        "episode": c.episode.id if c else None,
+        "commit": c.commit if c else None,
+        "promoted": [k.proposal.id for k in checks if k.ok],
+        "blocked": [
+            {"id": k.proposal.id, "gate": g.gate, "detail": g.detail}
+            for k in checks
+            if not k.ok and (g := k.blocked) is not None
+        ],
+        "files": sorted({k.proposal.path for k in checks if k.ok and k.proposal.path}),
+        "overwritten": {
+            key: blob_id(text) for key, text in sorted(result.plan.overwritten.items())
+        },
+    }
