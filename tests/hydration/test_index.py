@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import git, tm, write
 from tinymem.hydration.corpus import MemoryCorpus
-from tinymem.hydration.index import RelevanceIndex, corpus_for, open_index
+from tinymem.hydration.index import INDEX_VERSION, RelevanceIndex, corpus_for, open_index
 from tinymem.hydration.relevance import score
 from tinymem.ledger import current
 from tinymem.repository import open_repo
@@ -73,8 +73,11 @@ def test_a_damaged_index_is_rebuilt_without_a_word(repo: Path, damage: str) -> N
         data[:4096] = os.urandom(4096)
         path.write_bytes(bytes(data))
     elif damage == "other-version":
+        # Another version's tables, with other columns.
         db = sqlite3.connect(path)
         db.execute("UPDATE info SET value = '0' WHERE key = 'version'")
+        db.execute("DROP TABLE docs")
+        db.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT)")
         db.commit()
         db.close()
     else:
@@ -84,6 +87,10 @@ def test_a_damaged_index_is_rebuilt_without_a_word(repo: Path, damage: str) -> N
     proc = tm(repo, "ask", PROMPT, "--dry-run", "--json")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert _ranked(repo, PROMPT) == expected
+    assert isinstance(open_index(open_repo(str(repo)).cache_dir), RelevanceIndex)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM info WHERE key = 'version'").fetchone() == (INDEX_VERSION,)
+    db.close()
 
 
 def test_a_new_tip_is_applied_as_its_change(repo: Path) -> None:

@@ -29,7 +29,10 @@ FLAG_TEST = 1  # in a test file or directory
 FLAG_STUB = 2  # an `@overload` signature: the implementation is the entity that matters
 FLAG_NONCODE = 4  # prose or data (rst, md, test data): shown when named or clearly the subject
 
-_OVERLOAD = re.compile(rb"\A\s*@(?:typing\.|t\.|typing_extensions\.)?overload\b")
+# Comment lines may come first: an entity's span takes the comments above it.
+_OVERLOAD = re.compile(
+    rb"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*@(?:typing\.|t\.|typing_extensions\.)?overload\b"
+)
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "test-data"})
 _NONCODE_EXTS = frozenset(
     """md rst txt text test json yaml yml toml ini cfg csv tsv xml html htm lock log svg po

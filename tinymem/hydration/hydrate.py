@@ -33,8 +33,10 @@ __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
 ASIDE_SHARE = 0.1  # of the budget: the most unnamed prose and data shown in full
-FULL_CUT = 0.1  # of the best score: less is shown by its signature only
-MAP_CUT = 0.02  # of the best score: less is not listed at all
+FULL_CUT = 0.25  # of the best score: less is shown by its signature only
+MAP_CUT = 0.1  # of the best score: less is not listed at all
+MAX_CANDIDATES = 300  # more could not be listed in any budget a small model has
+NEIGHBOUR_DEFS = 8  # a name defined more often is no pointer to what a match calls
 
 
 def estimate_tokens(text: str) -> int:
@@ -101,9 +103,17 @@ def _score(
     """The candidates something points at, most relevant first, and the keys of those that
     hold another entity of their file. Only the files of candidates are read."""
     found = score(corpus, prompt, files=files, file_symbol=FILE_SYMBOL)
+    # What scores far below the best is never shown, not even by its signature: it is not
+    # built at all (the files of thousands of weak matches would be read for nothing).
+    floor = max(found.values(), default=0.0) * MAP_CUT
+    info = corpus.info(found)
+    given = set(files)
     scores: dict[str, float] = {}
-    for i, d in corpus.info(found).items():
-        scores[entity_key(d.path, d.symbol)] = found[i]
+    for i in sorted(found, key=lambda i: (-found[i], i)):
+        d = info[i]
+        strong = found[i] > 0 and found[i] >= floor and len(scores) < MAX_CANDIDATES
+        if strong or d.path in given:
+            scores[entity_key(d.path, d.symbol)] = found[i]
     for _, ep in recent:
         if ep.kind != "init":
             for t in ep.transitions:
@@ -122,7 +132,10 @@ def _score(
             words.update(_WORD.findall(c.text))
     if words:
         named = corpus.named(words)
-        ids = [i for found_ids in named.values() for i in found_ids]
+        # A name defined in many places (`accept`, `get`) does not say which one is meant.
+        ids = [
+            i for found_ids in named.values() if len(found_ids) <= NEIGHBOUR_DEFS for i in found_ids
+        ]
         near = {
             entity_key(d.path, d.symbol): 15.0
             for d in corpus.info(ids).values()
@@ -145,6 +158,7 @@ class _Pool:
         self.named = named  # paths and file names the request gives
         self.holders: set[str] = set()
         self._files: dict[str, tuple[FileMeta, bytes] | None] = {}
+        self._built: set[tuple[str, str]] = set()
 
     def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
         if path not in self._files:
@@ -173,10 +187,21 @@ class _Pool:
                 continue
             meta, data = found
             named = path in self.named or path.rsplit("/", 1)[-1] in self.named
-            for symbol, value in by_path[path]:
+            wanted = dict(by_path[path])
+            # The containers of what is wanted come too, with no score of their own: one
+            # that fits is shown whole instead of its members (`_select`).
+            for outer in meta.live_entities():
+                if outer.symbol not in wanted and any(
+                    inside(outer, meta.entities[w]) for w in wanted if w in meta.entities
+                ):
+                    wanted[outer.symbol] = 0.0
+            for symbol, value in wanted.items():
                 rec = meta.entities.get(symbol)
                 if rec is None or rec.state is not State.AUTHORITATIVE:
                     continue
+                if (path, symbol) in self._built:
+                    continue
+                self._built.add((path, symbol))
                 text = data[rec.start : rec.end].decode("utf-8", "replace")
                 doc = Doc(meta.key(symbol), path, symbol, text, rec.artifact)
                 flags = doc_flags(path, data[rec.start : rec.start + 200])
@@ -217,7 +242,7 @@ def _select(
         cost = estimate_tokens(c.text) + 4
         members = [o for o in by_path.get(c.meta.path, ()) if c.holds(o)]
         # Below the cut-off only as the container of what is shown: context, not noise.
-        if c.score <= 0 or (c.score < floor and not members) or (c.aside and cost > aside_left):
+        if ((c.score <= 0 or c.score < floor) and not members) or (c.aside and cost > aside_left):
             mapped.append(c)
             continue
         if c.key in holders and cost > budget * LARGE_SHARE:

@@ -36,20 +36,20 @@ from tinymem.statemap import META, FileMeta, StateView
 
 __all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index"]
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 _FILENAME = "relevance.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS terms (artifact TEXT PRIMARY KEY, counts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, base TEXT NOT NULL, symbol TEXT NOT NULL,
-    last TEXT NOT NULL, length INTEGER NOT NULL, flags INTEGER NOT NULL);
+    last TEXT NOT NULL, length INTEGER NOT NULL, flags INTEGER NOT NULL, terms TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_path ON docs (path);
 CREATE INDEX IF NOT EXISTS docs_base ON docs (base);
 CREATE INDEX IF NOT EXISTS docs_last ON docs (last);
-CREATE TABLE IF NOT EXISTS postings (term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS postings_term ON postings (term);
-CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (term, doc)
+) WITHOUT ROWID;
 """
 _TABLES = ("info", "terms", "docs", "postings")
 _CHUNK = 500
@@ -113,7 +113,10 @@ class RelevanceIndex(Corpus):
             db.executescript(_SCHEMA)
             row = db.execute("SELECT value FROM info WHERE key = 'version'").fetchone()
             if row is None or row[0] != INDEX_VERSION:
-                _clear(db)
+                # Another version's tables may have other columns: made again, not emptied.
+                for table in _TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+                db.executescript(_SCHEMA)
                 db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
             db.execute("SELECT count(*) FROM docs LIMIT 1").fetchone()
         except sqlite3.Error:
@@ -187,10 +190,10 @@ class RelevanceIndex(Corpus):
         for i in range(0, len(gone), _CHUNK):
             chunk = gone[i : i + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            db.execute(
-                f"DELETE FROM postings WHERE doc IN (SELECT id FROM docs WHERE path IN ({marks}))",
-                chunk,
-            )
+            # Postings are keyed (term, doc), one B-tree: a doc lists its own terms.
+            rows = db.execute(f"SELECT id, terms FROM docs WHERE path IN ({marks})", chunk)
+            drop = [(t, i) for i, listed in rows.fetchall() for t in listed.split()]
+            db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?", drop)
             db.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
         metas: list[FileMeta] = []
         for _, oid in pending:
@@ -201,7 +204,7 @@ class RelevanceIndex(Corpus):
                 metas.append(meta)
         known = _known_terms(db, [r.artifact for m in metas for r in m.live_entities()])
         before = set(known)
-        docs: list[tuple[str, str, str, str, int, int]] = []
+        docs: list[tuple[str, str, str, str, int, int, str]] = []
         postings: list[tuple[str, int, int]] = []
         row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
         next_id = int(row[0]) + 1
@@ -209,14 +212,16 @@ class RelevanceIndex(Corpus):
             for e in _entities_of(view, meta, known):
                 base = e.path.rsplit("/", 1)[-1]
                 length = sum(e.counts.values())
-                docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags))
+                listed = " ".join(e.counts)
+                docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags, listed))
                 postings.extend((t, next_id, f) for t, f in e.counts.items())
                 next_id += 1
         first = next_id - len(docs)
         db.executemany(
-            "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + k, *d) for k, d in enumerate(docs)],
         )
+        postings.sort()  # in key order: appended to the B-tree, not scattered through it
         db.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
         db.executemany(
             "INSERT OR IGNORE INTO terms VALUES (?, ?)",
