@@ -13,7 +13,12 @@ Scores add up, so evidence combines:
     then ordered by relevance, not by position);
   - a top-level directory named in the request (`rich`, `httpx`): x1.5;
   - vendored code and stubs (`node_modules/`, `vendor/`, `third_party/`, typeshed, `.pyi`,
-    `.d.ts`): x0.25, below the project's own code.
+    `.d.ts`): x0.25, below the project's own code;
+  - a bare name whose word runs through the repository (low idf) counts less, unless in
+    backticks; `#N` (overloads, setters) is not part of a name;
+  - outside a named file: prose and data (rst, md, .test) x0.2, tests x0.3 unless the request
+    is about tests; `@overload` stubs x0.05 (the implementation is what to show).
+Only the docs the request points at are read and scored (`score`, over a `Corpus`).
 Measured on bench/ask_tasks.json (see bench/README.md). Pure and deterministic.
 """
 
