@@ -26,7 +26,7 @@ from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, Request, score
 from tinymem.ledger import Episode
 from tinymem.records import FILE_SYMBOL, State, entity_key, split_key
-from tinymem.statemap import EntityRecord, FileMeta, StateView
+from tinymem.statemap import META, EntityRecord, FileMeta, StateView
 
 __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
@@ -149,6 +149,13 @@ def _score(
     return cands, frozenset(pool.holders)
 
 
+# File records read, by their blob id (content-addressed, so never stale): the record, its
+# snapshot and the keys of its containers. A long-lived process (`tm serve`) hydrates each
+# request from mostly the same files; parsing their records again cost most of a request.
+_READ: dict[str, tuple[FileMeta, bytes, frozenset[str]]] = {}
+_READ_BOUND = 4000
+
+
 class _Pool:
     """Candidates built from their file records, each file read once."""
 
@@ -162,16 +169,24 @@ class _Pool:
 
     def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
         if path not in self._files:
-            meta = self.view.meta(path)
-            if meta is None or meta.deleted:
-                self._files[path] = None
-            else:
-                self._files[path] = (meta, self.view.blob(meta.snapshot))
+            found = self.view.entry(META, path)
+            read = _READ.get(found[1]) if found is not None else None
+            if found is not None and read is None:
+                meta = FileMeta.from_bytes(self.view.blob(found[1]))
                 live = [
                     Candidate(meta, rec, Doc(meta.key(rec.symbol), path, rec.symbol, ""))
                     for rec in meta.live_entities()
                 ]
-                self.holders.update(_containers(live))
+                snapshot = b"" if meta.deleted else self.view.blob(meta.snapshot)
+                read = (meta, snapshot, frozenset(_containers(live)))
+                if len(_READ) >= _READ_BOUND:
+                    _READ.clear()
+                _READ[found[1]] = read
+            if read is None or read[0].deleted:
+                self._files[path] = None
+            else:
+                self._files[path] = (read[0], read[1])
+                self.holders.update(read[2])
         return self._files[path]
 
     def add(self, scores: dict[str, float]) -> list[Candidate]:
