@@ -123,3 +123,15 @@ def test_a_new_tip_is_applied_as_its_change(repo: Path) -> None:
 
 def test_an_index_is_kept_per_cache_directory(tmp_path: Path) -> None:
     assert open_index(str(tmp_path)) is open_index(str(tmp_path))
+
+
+def test_only_the_last_few_indexes_stay_open(tmp_path: Path) -> None:
+    """The suite runs tm in process over hundreds of repositories: connections are closed."""
+    opened = []
+    for k in range(10):
+        d = tmp_path / str(k)
+        d.mkdir()
+        index = open_index(str(d))
+        index._open()
+        opened.append(index)
+    assert sum(i._db is not None for i in opened) <= 4

@@ -334,6 +334,7 @@ def _known_terms(db: sqlite3.Connection, artifacts: list[str]) -> dict[str, Coun
 # opened it): a long-lived process (`tm serve`) keeps it, with its decoded docs, and each
 # request only applies what the tip changed.
 _OPEN = threading.local()
+_OPEN_BOUND = 4
 
 
 def open_index(cache_dir: str) -> RelevanceIndex:
@@ -342,6 +343,10 @@ def open_index(cache_dir: str) -> RelevanceIndex:
         held = _OPEN.indexes = {}
     found = held.get(cache_dir)
     if found is None:
+        # A process that works in many repositories (the test suite runs tm in process)
+        # keeps only the last few open: each holds a connection and its files.
+        while len(held) >= _OPEN_BOUND:
+            held.pop(next(iter(held))).close()
         found = held[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
     return found
 
