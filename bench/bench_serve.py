@@ -14,8 +14,13 @@ the medians is what tm adds (ETV, hydration, recording the episode). Target: fir
 overhead under 50 ms after the first request. Then 100 requests through tm and the server's
 peak RSS (VmHWM of its process).
 
+`--packages mypy` takes other packages of site-packages as the corpus (mypy with its vendored
+typeshed: ~950 files, 30k entities); `--code DIR` runs `tm serve` from another checkout's
+`tinymem` (PYTHONPATH; e.g. `git archive a31d1aa tinymem | tar -x -C DIR`), to compare.
+
 Usage:
-  .venv/bin/python bench/bench_serve.py [--runs 15] [--requests 100] [--out FILE]
+  .venv/bin/python bench/bench_serve.py [--runs 15] [--requests 100] [--packages P ...]
+      [--code DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -75,13 +80,17 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--requests", type=int, default=100)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "bench_serve.json")
+    ap.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
+    ap.add_argument("--code", type=Path, default=None)
     args = ap.parse_args()
     reply = ScriptedReply(text=REPLY, chunks=tuple(REPLY.splitlines(True)), chunk_delay=0.01)
     with tempfile.TemporaryDirectory(prefix="tm-serve-") as tmp, ModelServer(default=reply) as ms:
         corpus = Path(tmp) / "corpus"
-        info = build_corpus(corpus, DEFAULT_PACKAGES)
+        info = build_corpus(corpus, args.packages)
         port = _free_port()
         env = {**os.environ, "OPENAI_API_KEY": "sk-bench"}
+        if args.code is not None:
+            env["PYTHONPATH"] = str(args.code.resolve())
         argv = [sys.executable, "-m", "tinymem", "serve", "--port", str(port), "--no-trailer"]
         argv += ["-m", "openai/test", "--api-base", ms.openai_base]
         proc = subprocess.Popen(argv, cwd=corpus, env=env, stderr=subprocess.PIPE, text=True)
@@ -114,6 +123,7 @@ def main() -> int:
     med = statistics.median
     result: dict[str, Any] = {
         "corpus": info,
+        "code": str(args.code) if args.code is not None else "this checkout",
         "runs": args.runs,
         "direct_first_ms": round(med(d_first) * 1000, 1),
         "tm_first_ms": round(med(t_first) * 1000, 1),

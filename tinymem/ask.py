@@ -129,7 +129,14 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
     hyd = hydrate(
-        view, etv, opts.prompt, files=files, budget=budget, recent=recent, reserve=reserve
+        view,
+        etv,
+        opts.prompt,
+        files=files,
+        budget=budget,
+        recent=recent,
+        reserve=reserve,
+        cache_dir=repo.cache_dir,
     )
     notices = _stale_notices(view, hyd.stale, opts.prompt, files)
     notices += _left_out(view, hyd, files)

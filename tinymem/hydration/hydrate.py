@@ -19,17 +19,24 @@ from itertools import pairwise
 
 from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
+from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags
 from tinymem.hydration.excerpts import file_part
+from tinymem.hydration.index import corpus_for
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
-from tinymem.hydration.relevance import Doc, rank
+from tinymem.hydration.relevance import Doc, Request, score
 from tinymem.ledger import Episode
-from tinymem.records import FILE_SYMBOL, State, entity_key
+from tinymem.records import FILE_SYMBOL, State, entity_key, split_key
 from tinymem.statemap import META, EntityRecord, FileMeta, StateView
 
 __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
+ASIDE_SHARE = 0.1  # of the budget: the most unnamed prose and data shown in full
+FULL_CUT = 0.25  # of the best score: less is shown by its signature only
+MAP_CUT = 0.1  # of the best score: less is not listed at all
+MAX_CANDIDATES = 300  # more could not be listed in any budget a small model has
+NEIGHBOUR_DEFS = 8  # a name defined more often is no pointer to what a match calls
 
 
 def estimate_tokens(text: str) -> int:
@@ -46,6 +53,7 @@ class Candidate:
     rec: EntityRecord
     doc: Doc  # what ranking reads: key, path, symbol, text
     score: float = 0.0
+    aside: bool = False  # prose or data the request does not name: a small share at most
 
     @property
     def key(self) -> str:
@@ -84,98 +92,137 @@ def _signature(text: str) -> str:
     return text.strip().splitlines()[0][:120] if text.strip() else ""
 
 
-# Every live entity with its text, for the last set of file records asked about (the `meta/`
-# tree, which an ask episode leaves as it is): a long-lived process (`tm serve`) hydrates
-# each request from the same records, and reading every record and snapshot again cost a
-# third of its hydration time.
-_LAST: tuple[str, list[tuple[FileMeta, EntityRecord, Doc]]] | None = None
-
-
-def _entities(view: StateView) -> list[tuple[FileMeta, EntityRecord, Doc]]:
-    global _LAST
-    records = view.subtree(META)
-    if _LAST is not None and records is not None and _LAST[0] == records:
-        return _LAST[1]
-    out: list[tuple[FileMeta, EntityRecord, Doc]] = []
-    for meta in view.all_meta():
-        if meta.deleted:
-            continue
-        snapshot: bytes | None = None
-        for rec in meta.live_entities():
-            if snapshot is None:
-                snapshot = view.blob(meta.snapshot)
-            text = snapshot[rec.start : rec.end].decode("utf-8", "replace")
-            key = entity_key(meta.path, rec.symbol)
-            out.append((meta, rec, Doc(key, meta.path, rec.symbol, text, rec.artifact)))
-    if records is not None:
-        _LAST = (records, out)
-    return out
-
-
-def _candidates(view: StateView, stale: set[str]) -> list[Candidate]:
-    return [
-        Candidate(meta, rec, doc)
-        for meta, rec, doc in _entities(view)
-        if not stale or doc.key not in stale
-    ]
-
-
 def _score(
-    cands: list[Candidate],
+    view: StateView,
+    corpus: Corpus,
+    stale: set[str],
     prompt: str,
     files: list[str],
     recent: list[tuple[str, Episode]],
-    names: frozenset[str],
-) -> None:
-    recent_keys: set[str] = set()
+) -> tuple[list[Candidate], frozenset[str]]:
+    """The candidates something points at, most relevant first, and the keys of those that
+    hold another entity of their file. Only the files of candidates are read."""
+    found = score(corpus, prompt, files=files, file_symbol=FILE_SYMBOL)
+    # What scores far below the best is never shown, not even by its signature: it is not
+    # built at all (the files of thousands of weak matches would be read for nothing).
+    floor = max(found.values(), default=0.0) * MAP_CUT
+    info = corpus.info(found)
+    given = set(files)
+    scores: dict[str, float] = {}
+    for i in sorted(found, key=lambda i: (-found[i], i)):
+        d = info[i]
+        strong = found[i] > 0 and found[i] >= floor and len(scores) < MAX_CANDIDATES
+        if strong or d.path in given:
+            scores[entity_key(d.path, d.symbol)] = found[i]
     for _, ep in recent:
         if ep.kind != "init":
-            recent_keys.update(
-                t.entity for t in ep.transitions if t.to_state is State.AUTHORITATIVE
-            )
-    scores = rank(
-        [c.doc for c in cands],
-        prompt,
-        files=files,
-        file_symbol=FILE_SYMBOL,
-    )
+            for t in ep.transitions:
+                if t.to_state is State.AUTHORITATIVE:
+                    scores[t.entity] = scores.get(t.entity, 0.0) + 20
+    pool = _Pool(view, stale, Request.parse(prompt).paths | frozenset(files))
+    cands = pool.add(scores)
     wanted = set(files)
     for c in cands:
-        c.score = scores[c.key]
         if c.meta.path in wanted:
             c.score += 500  # the user named the file explicitly: it comes first
-        if c.key in recent_keys:
-            c.score += 20
     # Neighbours: what the strongest matches call or mention comes next.
-    referenced: set[str] = set()
+    words: set[str] = set()
     for c in cands:
         if c.score >= 100:
-            referenced.update(set(_WORD.findall(c.text)) & names)
-    for c in cands:
-        if c.rec.symbol.rsplit(".", 1)[-1] in referenced:
-            c.score += 15
+            words.update(_WORD.findall(c.text))
+    if words:
+        named = corpus.named(words)
+        # A name defined in many places (`accept`, `get`) does not say which one is meant.
+        ids = [
+            i for found_ids in named.values() if len(found_ids) <= NEIGHBOUR_DEFS for i in found_ids
+        ]
+        near = {
+            entity_key(d.path, d.symbol): 15.0
+            for d in corpus.info(ids).values()
+            if d.symbol != FILE_SYMBOL
+        }
+        for c in cands:
+            if c.key in near:
+                c.score += near.pop(c.key)
+        cands += pool.add(near)
     cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
+    return cands, frozenset(pool.holders)
 
 
-# (holders, names) of the last candidates: what depends only on the entities, not on the
-# prompt, for the same file records and STALE set (`tm serve`: every request).
-_DERIVED: tuple[tuple[str, tuple[str, ...]], tuple[frozenset[str], frozenset[str]]] | None = None
+# File records read, by their blob id (content-addressed, so never stale): the record, its
+# snapshot and the keys of its containers. A long-lived process (`tm serve`) hydrates each
+# request from mostly the same files; parsing their records again cost most of a request.
+_READ: dict[str, tuple[FileMeta, bytes, frozenset[str]]] = {}
+_READ_BOUND = 4000
 
 
-def _derived(
-    view: StateView, stale: list[str], cands: list[Candidate]
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The keys of containers among the candidates, and every entity's last name part."""
-    global _DERIVED
-    records = view.subtree(META)
-    key = (records or "", tuple(stale))
-    if records is not None and _DERIVED is not None and _DERIVED[0] == key:
-        return _DERIVED[1]
-    holders = frozenset(_containers(cands))
-    names = frozenset(c.rec.symbol.rsplit(".", 1)[-1] for c in cands if c.rec.symbol != FILE_SYMBOL)
-    if records is not None:
-        _DERIVED = (key, (holders, names))
-    return holders, names
+class _Pool:
+    """Candidates built from their file records, each file read once."""
+
+    def __init__(self, view: StateView, stale: set[str], named: frozenset[str]) -> None:
+        self.view = view
+        self.stale = stale
+        self.named = named  # paths and file names the request gives
+        self.holders: set[str] = set()
+        self._files: dict[str, tuple[FileMeta, bytes] | None] = {}
+        self._built: set[tuple[str, str]] = set()
+
+    def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
+        if path not in self._files:
+            found = self.view.entry(META, path)
+            read = _READ.get(found[1]) if found is not None else None
+            if found is not None and read is None:
+                meta = FileMeta.from_bytes(self.view.blob(found[1]))
+                live = [
+                    Candidate(meta, rec, Doc(meta.key(rec.symbol), path, rec.symbol, ""))
+                    for rec in meta.live_entities()
+                ]
+                snapshot = b"" if meta.deleted else self.view.blob(meta.snapshot)
+                read = (meta, snapshot, frozenset(_containers(live)))
+                if len(_READ) >= _READ_BOUND:
+                    _READ.clear()
+                _READ[found[1]] = read
+            if read is None or read[0].deleted:
+                self._files[path] = None
+            else:
+                self._files[path] = (read[0], read[1])
+                self.holders.update(read[2])
+        return self._files[path]
+
+    def add(self, scores: dict[str, float]) -> list[Candidate]:
+        by_path: dict[str, list[tuple[str, float]]] = {}
+        for key, value in scores.items():
+            if key not in self.stale:
+                path, symbol = split_key(key)
+                by_path.setdefault(path, []).append((symbol, value))
+        out: list[Candidate] = []
+        for path in sorted(by_path):
+            found = self._file(path)
+            if found is None:
+                continue
+            meta, data = found
+            named = path in self.named or path.rsplit("/", 1)[-1] in self.named
+            wanted = dict(by_path[path])
+            # The containers of what is wanted come too, with no score of their own: one
+            # that fits is shown whole instead of its members (`_select`).
+            for outer in meta.live_entities():
+                if outer.symbol not in wanted and any(
+                    inside(outer, meta.entities[w]) for w in wanted if w in meta.entities
+                ):
+                    wanted[outer.symbol] = 0.0
+            for symbol, value in wanted.items():
+                rec = meta.entities.get(symbol)
+                if rec is None or rec.state is not State.AUTHORITATIVE:
+                    continue
+                if (path, symbol) in self._built:
+                    continue
+                self._built.add((path, symbol))
+                text = data[rec.start : rec.end].decode("utf-8", "replace")
+                doc = Doc(meta.key(symbol), path, symbol, text, rec.artifact)
+                flags = doc_flags(path, data[rec.start : rec.start + 200])
+                aside = bool(flags & FLAG_NONCODE) and not named
+                out.append(Candidate(meta, rec, doc, value, aside))
+        return out
 
 
 def _containers(cands: list[Candidate]) -> set[str]:
@@ -195,19 +242,27 @@ def _containers(cands: list[Candidate]) -> set[str]:
 def _select(
     cands: list[Candidate], room: int, budget: int, holders: frozenset[str]
 ) -> tuple[list[Candidate], list[Candidate]]:
-    """(shown in full, listed by signature), both in relevance order."""
+    """(shown in full, listed by signature), both in relevance order. Only what scores near
+    the best is shown in full: the rest of the budget stays unused rather than filled with
+    noise; prose and data nobody named take at most `ASIDE_SHARE` of it."""
     chosen: list[Candidate] = []
     mapped: list[Candidate] = []
     left = room
+    floor = (cands[0].score if cands else 0.0) * FULL_CUT
+    aside_left = int(budget * ASIDE_SHARE)
     by_path: dict[str, list[Candidate]] = {}  # chosen, per file: only those can hold `c`
     for c in cands:
         if any(o.holds(c) for o in by_path.get(c.meta.path, ())):
             continue  # inside a container shown in full: it is already there
         cost = estimate_tokens(c.text) + 4
-        if c.score <= 0 or (c.key in holders and cost > budget * LARGE_SHARE):
+        members = [o for o in by_path.get(c.meta.path, ()) if c.holds(o)]
+        # Below the cut-off only as the container of what is shown: context, not noise.
+        if ((c.score <= 0 or c.score < floor) and not members) or (c.aside and cost > aside_left):
+            mapped.append(c)
+            continue
+        if c.key in holders and cost > budget * LARGE_SHARE:
             mapped.append(c)  # a large container: its members come on their own
             continue
-        members = [o for o in by_path.get(c.meta.path, ()) if c.holds(o)]
         refund = sum(estimate_tokens(m.text) + 4 for m in members)
         if cost - refund > left:
             mapped.append(c)
@@ -218,6 +273,8 @@ def _select(
         chosen.append(c)
         by_path.setdefault(c.meta.path, []).append(c)
         left -= cost - refund
+        if c.aside:
+            aside_left -= cost
     shown = {c.meta.path for c in chosen if c.key in holders}
     mapped = [m for m in mapped if m.meta.path not in shown or not any(o.holds(m) for o in chosen)]
     return chosen, mapped
@@ -250,13 +307,13 @@ def hydrate(
     budget: int,
     recent: list[tuple[str, Episode]],
     reserve: int = 0,
+    cache_dir: str | None = None,
 ) -> Hydration:
     """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
-    one follow-up in the same conversation) still fits it."""
+    one follow-up in the same conversation) still fits it. `cache_dir`: where the relevance
+    index lives (`.git/tinymem/`); without one it is built in memory for this call."""
     stale = sorted(etv.stale_keys())
-    cands = _candidates(view, set(stale))
-    holders, names = _derived(view, stale, cands)
-    _score(cands, prompt, files, recent, names)
+    cands, holders = _score(view, corpus_for(view, cache_dir), set(stale), prompt, files, recent)
     system = system_prompt()
     tail = f"\n[REQUEST]\n{prompt}\n"
     notice = state_notice(stale)
@@ -274,8 +331,12 @@ def hydrate(
     room -= estimate_tokens(state)
     map_lines: list[str] = []
     map_keys: list[str] = []
-    # The signature map follows relevance too, so what is nearly relevant is listed first.
+    # The signature map follows relevance too, so what is nearly relevant is listed first;
+    # what scores far below the best is left out.
+    floor = (cands[0].score if cands else 0.0) * MAP_CUT
     for c in mapped:
+        if c.score <= 0 or c.score < floor:
+            continue
         if c.rec.symbol == FILE_SYMBOL:
             line = f"{c.meta.path}: (file, {len(c.text)} characters)"
         else:

@@ -13,7 +13,12 @@ Scores add up, so evidence combines:
     then ordered by relevance, not by position);
   - a top-level directory named in the request (`rich`, `httpx`): x1.5;
   - vendored code and stubs (`node_modules/`, `vendor/`, `third_party/`, typeshed, `.pyi`,
-    `.d.ts`): x0.25, below the project's own code.
+    `.d.ts`): x0.25, below the project's own code;
+  - a bare name whose word runs through the repository (low idf) counts less, unless in
+    backticks; `#N` (overloads, setters) is not part of a name;
+  - outside a named file: prose and data (rst, md, .test) x0.2, tests x0.3 unless the request
+    is about tests; `@overload` stubs x0.05 (the implementation is what to show).
+Only the docs the request points at are read and scored (`score`, over a `Corpus`).
 Measured on bench/ask_tasks.json (see bench/README.md). Pure and deterministic.
 """
 
@@ -24,6 +29,16 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tinymem.hydration.corpus import (
+    FLAG_NONCODE,
+    FLAG_STUB,
+    FLAG_TEST,
+    Corpus,
+    MemoryCorpus,
+    doc_flags,
+    plain_symbol,
+)
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -65,6 +80,9 @@ _VENDORED_DIRS = frozenset(
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _K1 = 1.2
 _B = 0.75
+NONCODE_FACTOR = 0.2
+TEST_FACTOR = 0.3
+STUB_FACTOR = 0.05
 
 
 _NORMAL: dict[str, str] = {}  # word part -> its term ("" when dropped); parts repeat a lot
@@ -102,29 +120,14 @@ class Doc:
     path: str
     symbol: str  # qualified, "." separated; FILE_SYMBOL for a file-level entity
     text: str
-    artifact: str = ""  # the text's blob id, when known: its terms are then counted once
+    artifact: str = ""  # the text's blob id, when known
 
 
-# Term counts by (path, symbol, artifact): the same for every prompt, and a long-lived
-# process (`tm serve`) ranks the same entities on every request. Keyed by content, so an
-# entry is never stale; cleared whole when it grows past the bound.
-_COUNTS: dict[tuple[str, str, str], tuple[Counter[str], int]] = {}
-_COUNTS_BOUND = 400_000
-
-
-def _counts(d: Doc) -> tuple[Counter[str], int]:
-    key = (d.path, d.symbol, d.artifact)
-    if d.artifact:
-        hit = _COUNTS.get(key)
-        if hit is not None:
-            return hit
-    c = Counter(terms(d.symbol) * 3 + terms(d.path) + terms(d.text))
-    found = (c, sum(c.values()))
-    if d.artifact:
-        if len(_COUNTS) >= _COUNTS_BOUND:
-            _COUNTS.clear()
-        _COUNTS[key] = found
-    return found
+def doc_counts(path: str, symbol: str, text_counts: Counter[str]) -> Counter[str]:
+    """A doc's terms as BM25 counts them: its symbol three times, its path, its text."""
+    c = Counter(terms(symbol) * 3 + terms(path))
+    c.update(text_counts)
+    return c
 
 
 @dataclass(frozen=True)
@@ -159,49 +162,87 @@ def _file_named(path: str, req: Request, files: frozenset[str]) -> bool:
     return path in files or path in req.paths or path.rsplit("/", 1)[-1] in req.paths
 
 
-@dataclass
-class _Index:
-    """What ranking needs of a set of docs whatever the prompt: their term counts, the
-    statistics BM25 takes, and which docs hold a term, end in a name or sit in a file."""
-
-    counted: list[tuple[Counter[str], int]]
-    avgdl: float
-    defs: Counter[str]  # last name part -> how many docs define it
-    by_term: dict[str, list[int]]
-    by_last: dict[str, list[int]]
-    by_path: dict[str, list[int]]
+def _idf(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-# The index of the last docs ranked: a long-lived process (`tm serve`) ranks the same
-# entities on every request, and only those sharing something with the prompt are scored.
-_INDEX: tuple[tuple[str, ...], _Index] | None = None
+def score(
+    corpus: Corpus,
+    prompt: str,
+    *,
+    files: Sequence[str] = (),
+    file_symbol: str = "@file",
+) -> dict[int, float]:
+    """Score of every doc something in the request points at (any other scores 0).
 
-
-def _index(docs: Sequence[Doc]) -> _Index:
-    global _INDEX
-    ident = tuple(f"{d.key}\0{d.artifact}" for d in docs)
-    if _INDEX is not None and _INDEX[0] == ident and all(d.artifact for d in docs):
-        return _INDEX[1]
-    counted = [_counts(d) for d in docs]
-    by_term: dict[str, list[int]] = {}
-    by_last: dict[str, list[int]] = {}
-    by_path: dict[str, list[int]] = {}
-    for i, (d, (c, _)) in enumerate(zip(docs, counted, strict=True)):
-        for t in c:
-            by_term.setdefault(t, []).append(i)
-        by_last.setdefault(d.symbol.rsplit(".", 1)[-1], []).append(i)
-        by_path.setdefault(d.path, []).append(i)
-    n = len(docs) or 1
-    index = _Index(
-        counted,
-        (sum(dl for _, dl in counted) / n) or 1.0,
-        Counter({last: len(found) for last, found in by_last.items()}),
-        by_term,
-        by_last,
-        by_path,
-    )
-    _INDEX = (ident, index)
-    return index
+    Reads the postings of the request's terms, the docs its words name and the docs of the
+    files it names: work in proportion to the request and what it hits, not to the corpus.
+    """
+    req = Request.parse(prompt)
+    given = frozenset(files)
+    n = corpus.size or 1
+    avgdl = corpus.avgdl
+    postings = {t: corpus.postings(t) for t in req.terms}
+    idf = {t: _idf(n, len(p)) for t, p in postings.items()}
+    lasts = set(req.words) | {q.rsplit(".", 1)[-1] for q in req.qualified}
+    named = corpus.named(lasts)
+    in_named = set(corpus.in_files(given | req.paths, req.paths))
+    pointed: set[int] = set(in_named)
+    for p in postings.values():
+        pointed.update(p)
+    for found in named.values():
+        pointed.update(found)
+    docs = corpus.info(pointed)
+    # An overload set, or a property and its setter, is one definition.
+    defs = {
+        last: len({(docs[i].path, plain_symbol(docs[i].symbol)) for i in found if i in docs})
+        for last, found in named.items()
+    }
+    about_tests = "test" in req.terms
+    rarest = _idf(n, 0)
+    # What depends on the path alone, once per file rather than once per entity.
+    per_path: dict[str, float] = {}
+    scores: dict[int, float] = {}
+    for i, d in docs.items():
+        s = 0.0
+        for t, p in postings.items():
+            f = p.get(i)
+            if f:
+                s += idf[t] * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * d.length / avgdl))
+        symbol = plain_symbol(d.symbol)
+        last = symbol.rsplit(".", 1)[-1]
+        named_file = i in in_named
+        if symbol in req.qualified or any(q.endswith("." + symbol) for q in req.qualified):
+            s += 1000
+        elif last in req.words and d.symbol != file_symbol:
+            plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named_file
+            bonus = (10 if plain_word else 100) / defs.get(last, 1)
+            # A name whose word runs through the whole repository (`get`, `app`, `execute`)
+            # is weaker evidence than a rare one, even written as code.
+            word = terms(last)
+            if len(word) == 1 and word[0] in idf and last not in req.code:
+                bonus *= min(1.0, 0.25 + idf[word[0]] / rarest)
+            s += bonus
+        factor = per_path.get(d.path)
+        if factor is None:
+            top = d.path.split("/", 1)[0]
+            boost = (
+                1.5
+                if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt)
+                else 1.0
+            )
+            factor = per_path[d.path] = boost * (0.25 if vendored(d.path) else 1.0)
+        if named_file:
+            s += 30
+        else:
+            if d.flags & FLAG_NONCODE:
+                s *= NONCODE_FACTOR  # prose and data only when named
+            if d.flags & FLAG_TEST and not about_tests:
+                s *= TEST_FACTOR  # below the code they test
+        if d.flags & FLAG_STUB:
+            s *= STUB_FACTOR  # the implementation of an overload set, not its signatures
+        scores[i] = s * factor
+    return scores
 
 
 def rank(
@@ -211,57 +252,10 @@ def rank(
     files: Sequence[str] = (),
     file_symbol: str = "@file",
 ) -> dict[str, float]:
-    """Score of every doc (0 when nothing in the request points at it)."""
-    req = Request.parse(prompt)
-    given = frozenset(files)
-    index = _index(docs)
-    n = len(docs) or 1
-    avgdl = index.avgdl
-    df = {t: len(index.by_term.get(t, ())) for t in req.terms}
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in req.terms}
-    defs = index.defs
-    scores = dict.fromkeys((d.key for d in docs), 0.0)
-    # Only docs that share a term, a name or a named file with the request can score.
-    named_files = [p for p in index.by_path if _file_named(p, req, given)]
-    lasts = set(req.words) | {q.rsplit(".", 1)[-1] for q in req.qualified}
-    pointed: set[int] = set()
-    for t in req.terms:
-        pointed.update(index.by_term.get(t, ()))
-    for last in lasts:
-        pointed.update(index.by_last.get(last, ()))
-    for named_file in named_files:
-        pointed.update(index.by_path[named_file])
-    # What depends on the path alone, once per file rather than once per entity.
-    per_path: dict[str, tuple[bool, float]] = {}
-    for i in pointed:
-        d = docs[i]
-        c, dl = index.counted[i]
-        s = 0.0
-        for t in req.terms:
-            f = c.get(t)
-            if f:
-                s += idf[t] * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * dl / avgdl))
-        last = d.symbol.rsplit(".", 1)[-1]
-        if d.symbol in req.qualified or any(q.endswith("." + d.symbol) for q in req.qualified):
-            s += 1000
-        elif last in req.words and d.symbol != file_symbol:
-            named = _file_named(d.path, req, given)
-            plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named
-            s += (10 if plain_word else 100) / defs[last]
-        path = per_path.get(d.path)
-        if path is None:
-            top = d.path.split("/", 1)[0]
-            boost = (
-                1.5
-                if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt)
-                else 1.0
-            )
-            path = per_path[d.path] = (
-                _file_named(d.path, req, given),
-                boost * (0.25 if vendored(d.path) else 1.0),
-            )
-        in_named_file, factor = path
-        if in_named_file:
-            s += 30
-        scores[d.key] = s * factor
-    return scores
+    """Score of every doc of a list (0 when nothing in the request points at it)."""
+    corpus = MemoryCorpus()
+    for d in docs:
+        flags = doc_flags(d.path, d.text[:200].encode())
+        corpus.add(d.path, d.symbol, doc_counts(d.path, d.symbol, Counter(terms(d.text))), flags)
+    found = score(corpus, prompt, files=files, file_symbol=file_symbol)
+    return {d.key: found.get(i, 0.0) for i, d in enumerate(docs)}

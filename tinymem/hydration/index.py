@@ -1,0 +1,364 @@
+"""The relevance index: what ranking needs of every live entity, kept between prompts.
+
+Lives in `.git/tinymem/relevance.sqlite` beside the symbol cache; derived data only, never the
+truth. A missing, unreadable or other-version file is rebuilt without a word; when SQLite
+itself fails, ranking falls back to an index built in memory from the State Map.
+
+- `terms`: the term counts of an entity's text, keyed by its artifact id. Content-addressed, so
+  an entry never goes stale and an unchanged entity in a changed file costs a lookup.
+- `docs` and `postings`: the live entities of the State Map at one tip (the `meta/` tree id in
+  `info`), with an inverted index term -> (doc, tf). Document frequencies are the postings'
+  counts; the corpus size and total length sit in `info`. A new tip is applied as the diff of
+  the two `meta/` trees (`diff_blobs`: equal subtrees unread), so a tip with one changed file
+  costs that file's entities, not the repository.
+
+A prompt then reads the postings of its own terms, the docs named by its words and files,
+and nothing else (`relevance.score`). A long-lived process (`tm serve`) keeps the open index
+(`open_index`) and its decoded docs between requests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pygit2
+
+from tinymem.gitobjects import diff_blobs, walk_blobs
+from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, last_name
+from tinymem.hydration.relevance import doc_counts, terms
+from tinymem.statemap import META, FileMeta, StateView
+
+__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index"]
+
+INDEX_VERSION = "2"
+_FILENAME = "relevance.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS terms (artifact TEXT PRIMARY KEY, counts TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, base TEXT NOT NULL, symbol TEXT NOT NULL,
+    last TEXT NOT NULL, length INTEGER NOT NULL, flags INTEGER NOT NULL, terms TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS docs_path ON docs (path);
+CREATE INDEX IF NOT EXISTS docs_base ON docs (base);
+CREATE INDEX IF NOT EXISTS docs_last ON docs (last);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (term, doc)
+) WITHOUT ROWID;
+"""
+_TABLES = ("info", "terms", "docs", "postings")
+_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class _Entity:
+    """One live entity as the index stores it: its combined term counts and what ranking reads."""
+
+    path: str
+    symbol: str
+    counts: Counter[str]
+    flags: int
+
+
+def _entities_of(view: StateView, meta: FileMeta, known: dict[str, Counter[str]]) -> list[_Entity]:
+    """The live entities of one file record. `known`: text term counts by artifact, filled
+    with what had to be counted here."""
+    out: list[_Entity] = []
+    snapshot = view.blob(meta.snapshot)
+    for rec in meta.live_entities():
+        text_counts = known.get(rec.artifact)
+        if text_counts is None:
+            text = snapshot[rec.start : rec.end].decode("utf-8", "replace")
+            text_counts = known[rec.artifact] = Counter(terms(text))
+        counts = doc_counts(meta.path, rec.symbol, text_counts)
+        flags = doc_flags(meta.path, snapshot[rec.start : rec.start + 200])
+        out.append(_Entity(meta.path, rec.symbol, counts, flags))
+    return out
+
+
+def _memory_corpus(view: StateView) -> MemoryCorpus:
+    corpus = MemoryCorpus()
+    known: dict[str, Counter[str]] = {}
+    for meta in view.all_meta():
+        if meta.deleted:
+            continue
+        for e in _entities_of(view, meta, known):
+            corpus.add(e.path, e.symbol, e.counts, e.flags)
+    return corpus
+
+
+class RelevanceIndex(Corpus):
+    """The index file, brought to one State Map tip by `refresh`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tip: str | None = None
+        self._db: sqlite3.Connection | None = None
+        self._size = 0
+        self._total = 0
+        self._docs: dict[int, DocInfo] = {}  # decoded once per process: `tm serve` reuses them
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM info WHERE key = 'version'").fetchone()
+            if row is None or row[0] != INDEX_VERSION:
+                # Another version's tables may have other columns: made again, not emptied.
+                for table in _TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+                db.executescript(_SCHEMA)
+                db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
+            db.execute("SELECT count(*) FROM docs LIMIT 1").fetchone()
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        try:
+            self._db = self._connect()
+        except sqlite3.Error:
+            # Unreadable (truncated, garbled, not a database): it holds nothing that cannot be
+            # rebuilt, so it is replaced.
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.remove(self.path + suffix)
+            self._db = self._connect()
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self._db = None
+        self.tip = None
+        self._docs.clear()
+
+    # -- bringing it to a tip ----------------------------------------------------------------
+
+    def refresh(self, view: StateView) -> None:
+        """Make the index describe `view`'s live entities: nothing when it already does, the
+        diff of the two `meta/` trees when it describes another tip, everything otherwise."""
+        target = view.subtree(META) or ""
+        if self.tip == target and self._db is not None:
+            return
+        db = self._open()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()
+            stored = row[0] if row is not None else None
+            if stored != target:
+                self._apply(db, view, stored, target)
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            self._docs.clear()
+            raise
+        self._size, self._total = _stats(db)
+        self.tip = target
+
+    def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
+        repo = view.repo
+        changed: Iterable[tuple[str, str | None]]
+        if old is not None and (old == "" or _has_tree(repo, old)):
+            if old == "":
+                changed = walk_blobs(repo, new) if new else iter(())
+            elif new == "":
+                changed = ((p, None) for p, _ in walk_blobs(repo, old))
+            else:
+                changed = diff_blobs(repo, old, new)
+        else:
+            _clear(db)
+            db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
+            changed = walk_blobs(repo, new) if new else iter(())
+        pending: list[tuple[str, str | None]] = list(changed)
+        self._docs.clear()  # ids of removed docs may be reused
+        gone = [p for p, _ in pending]
+        for i in range(0, len(gone), _CHUNK):
+            chunk = gone[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            # Postings are keyed (term, doc), one B-tree: a doc lists its own terms.
+            rows = db.execute(f"SELECT id, terms FROM docs WHERE path IN ({marks})", chunk)
+            drop = [(t, i) for i, listed in rows.fetchall() for t in listed.split()]
+            db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?", drop)
+            db.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
+        metas: list[FileMeta] = []
+        for _, oid in pending:
+            if oid is None:
+                continue
+            meta = FileMeta.from_bytes(view.blob(oid))
+            if not meta.deleted:
+                metas.append(meta)
+        known = _known_terms(db, [r.artifact for m in metas for r in m.live_entities()])
+        before = set(known)
+        docs: list[tuple[str, str, str, str, int, int, str]] = []
+        postings: list[tuple[str, int, int]] = []
+        row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
+        next_id = int(row[0]) + 1
+        for meta in metas:
+            for e in _entities_of(view, meta, known):
+                base = e.path.rsplit("/", 1)[-1]
+                length = sum(e.counts.values())
+                listed = " ".join(e.counts)
+                docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags, listed))
+                postings.extend((t, next_id, f) for t, f in e.counts.items())
+                next_id += 1
+        first = next_id - len(docs)
+        db.executemany(
+            "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(first + k, *d) for k, d in enumerate(docs)],
+        )
+        postings.sort()  # in key order: appended to the B-tree, not scattered through it
+        db.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
+        db.executemany(
+            "INSERT OR IGNORE INTO terms VALUES (?, ?)",
+            [(a, _encode(c)) for a, c in known.items() if a not in before],
+        )
+        db.execute("INSERT OR REPLACE INTO info VALUES ('tip', ?)", (new,))
+
+    # -- what ranking reads ------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def avgdl(self) -> float:
+        return (self._total / self._size) if self._size and self._total else 1.0
+
+    def _db_open(self) -> sqlite3.Connection:
+        assert self._db is not None, "refresh first"
+        return self._db
+
+    def postings(self, term: str) -> dict[int, int]:
+        rows = self._db_open().execute("SELECT doc, tf FROM postings WHERE term = ?", (term,))
+        return dict(rows)
+
+    def named(self, lasts: Iterable[str]) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for chunk in _chunks(sorted(set(lasts))):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db_open().execute(
+                f"SELECT last, id FROM docs WHERE last IN ({marks})", chunk
+            )
+            for last, i in rows:
+                out.setdefault(last, []).append(i)
+        return out
+
+    def in_files(self, paths: Iterable[str], bases: Iterable[str]) -> list[int]:
+        out: list[int] = []
+        for column, values in (("path", paths), ("base", bases)):
+            for chunk in _chunks(sorted(set(values))):
+                marks = ",".join("?" * len(chunk))
+                rows = self._db_open().execute(
+                    f"SELECT id FROM docs WHERE {column} IN ({marks})", chunk
+                )
+                out.extend(i for (i,) in rows)
+        return out
+
+    def info(self, ids: Iterable[int]) -> dict[int, DocInfo]:
+        wanted = set(ids)
+        missing = sorted(wanted - self._docs.keys())
+        for chunk in _chunks(missing):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db_open().execute(
+                f"SELECT id, path, symbol, length, flags FROM docs WHERE id IN ({marks})", chunk
+            )
+            for i, path, symbol, length, flags in rows:
+                self._docs[i] = DocInfo(i, path, symbol, length, flags)
+        if len(self._docs) > 200_000:  # a long-lived process: bounded
+            keep = {i: self._docs[i] for i in wanted if i in self._docs}
+            self._docs.clear()
+            self._docs.update(keep)
+        return {i: self._docs[i] for i in wanted if i in self._docs}
+
+
+def _chunks(values: list[str] | list[int]) -> Iterator[list[str] | list[int]]:
+    for i in range(0, len(values), _CHUNK):
+        yield values[i : i + _CHUNK]
+
+
+def _clear(db: sqlite3.Connection) -> None:
+    for table in _TABLES:
+        db.execute(f"DELETE FROM {table}")
+
+
+def _stats(db: sqlite3.Connection) -> tuple[int, int]:
+    n, total = db.execute("SELECT count(*), coalesce(sum(length), 0) FROM docs").fetchone()
+    return int(n), int(total)
+
+
+def _has_tree(repo: pygit2.Repository, oid: str) -> bool:
+    try:
+        return isinstance(repo[oid], pygit2.Tree)
+    except (KeyError, ValueError):
+        return False
+
+
+def _encode(counts: Counter[str]) -> str:
+    return " ".join(f"{t}:{n}" for t, n in counts.items())
+
+
+def _decode(text: str) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for item in text.split():
+        t, _, n = item.rpartition(":")
+        out[t] = int(n)
+    return out
+
+
+def _known_terms(db: sqlite3.Connection, artifacts: list[str]) -> dict[str, Counter[str]]:
+    found: dict[str, Counter[str]] = {}
+    for chunk in _chunks(sorted(set(artifacts))):
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT artifact, counts FROM terms WHERE artifact IN ({marks})", chunk)
+        for artifact, counts in rows:
+            found[artifact] = _decode(counts)
+    return found
+
+
+# The open index of each cache directory, per thread (a connection serves the thread that
+# opened it): a long-lived process (`tm serve`) keeps it, with its decoded docs, and each
+# request only applies what the tip changed.
+_OPEN = threading.local()
+_OPEN_BOUND = 4
+
+
+def open_index(cache_dir: str) -> RelevanceIndex:
+    held: dict[str, RelevanceIndex] | None = getattr(_OPEN, "indexes", None)
+    if held is None:
+        held = _OPEN.indexes = {}
+    found = held.get(cache_dir)
+    if found is None:
+        # A process that works in many repositories (the test suite runs tm in process)
+        # keeps only the last few open: each holds a connection and its files.
+        while len(held) >= _OPEN_BOUND:
+            held.pop(next(iter(held))).close()
+        found = held[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
+    return found
+
+
+def corpus_for(view: StateView, cache_dir: str | None) -> Corpus:
+    """The index for `view`, brought to its tip; an index in memory when there is no cache
+    directory or SQLite fails (a cache is never an error)."""
+    if cache_dir is not None:
+        index = open_index(cache_dir)
+        try:
+            index.refresh(view)
+            return index
+        except sqlite3.Error:
+            index.close()
+    return _memory_corpus(view)
