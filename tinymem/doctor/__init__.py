@@ -53,6 +53,12 @@ def doctor(
         )
     view: StateView | None = None
     if repo is not None:
+        from tinymem.sync import bring_up_to_head
+
+        try:
+            bring_up_to_head(repo)  # as every command: recovery, a first use, HEAD's moves
+        except TinymemError as exc:
+            report.add("state map", WARN, str(exc))
         tip = check_refs(repo, report)
         if tip is not None:
             view = check_layout(repo, tip, report)
