@@ -77,9 +77,7 @@ def test_an_older_branch_commits_past_the_hook_with_no_tm_command_first(
     assert git(repo, "log", "-1", "--format=%s").strip() == "note"
     assert _stale(repo) == []
     # older's truth is older's committed text, not main's later accept.
-    assert (
-        _entity(repo, "older", "hooks.py", "default_hooks") == OLD_DEFAULT
-    )
+    assert _entity(repo, "older", "hooks.py", "default_hooks") == OLD_DEFAULT
     shown = git(repo, "show", "refs/tinymem/heads/older:files/hooks.py")
     assert shown == git(repo, "show", "HEAD:hooks.py")
 
@@ -202,9 +200,7 @@ def test_a_branch_recreated_under_the_same_name_starts_afresh(
     status = tm(repo, "status", "--check")
     assert status.returncode == 0, status.stdout
     assert "created again" in status.stderr
-    assert (
-        _entity(repo, "topic", "hooks.py", "default_hooks") == OLD_DEFAULT
-    )
+    assert _entity(repo, "topic", "hooks.py", "default_hooks") == OLD_DEFAULT
 
 
 def test_a_stale_buffer_is_still_refused_when_head_did_not_move(
@@ -230,6 +226,4 @@ def test_a_no_verify_commit_becomes_truth(repo: Path, server: ModelServer) -> No
     git(repo, "commit", "-qam", "mine anyway", "--no-verify")
     status = tm(repo, "status", "--check")
     assert status.returncode == 0, status.stdout
-    assert (
-        _entity(repo, "main", "hooks.py", "default_hooks") == OLD_DEFAULT
-    )
+    assert _entity(repo, "main", "hooks.py", "default_hooks") == OLD_DEFAULT
