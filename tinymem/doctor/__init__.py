@@ -53,12 +53,9 @@ def doctor(
         )
     view: StateView | None = None
     if repo is not None:
-        from tinymem.sync import bring_up_to_head
+        from tinymem.sync import recover_interrupted
 
-        try:
-            bring_up_to_head(repo)  # as every command: recovery, a first use, HEAD's moves
-        except TinymemError as exc:
-            report.add("state map", WARN, str(exc))
+        recover_interrupted(repo)  # read only otherwise: no ledger is started or moved
         tip = check_refs(repo, report)
         if tip is not None:
             view = check_layout(repo, tip, report)

@@ -4,6 +4,6 @@ calls it. See `step.bring_up_to_head`."""
 
 from __future__ import annotations
 
-from tinymem.sync.step import bring_up_to_head, open_synced
+from tinymem.sync.step import bring_up_to_head, open_synced, recover_interrupted
 
-__all__ = ["bring_up_to_head", "open_synced"]
+__all__ = ["bring_up_to_head", "open_synced", "recover_interrupted"]

@@ -15,7 +15,7 @@ from tinymem.branches.refs import current_branch
 from tinymem.notices import emit
 from tinymem.repository import CACHE_DIRNAME, INTENT_FILE, Repo, open_repo
 
-__all__ = ["bring_up_to_head", "open_synced"]
+__all__ = ["bring_up_to_head", "open_synced", "recover_interrupted"]
 
 
 def open_synced(start: str | None = None) -> Repo:
@@ -30,13 +30,7 @@ def bring_up_to_head(repo: Repo) -> str | None:
     """The tip of the current branch's ledger once it holds what HEAD committed; None when
     HEAD is detached (tm keeps no State Map for it: commands refuse as before), or no branch
     has a ledger (`tm init` makes one)."""
-    if os.path.exists(os.path.join(repo.git.path, CACHE_DIRNAME, INTENT_FILE)):
-        # An accept was interrupted (or is running): a stat is all the common case costs.
-        from tinymem.writing.recovery import recover
-
-        said = recover(repo)
-        if said is not None:
-            emit(said)
+    recover_interrupted(repo)
     if current_branch(repo.git) is None:
         return None
     tip = repo.state_tip()
@@ -47,3 +41,15 @@ def bring_up_to_head(repo: Repo) -> str | None:
     from tinymem.sync.headmove import follow_head
 
     return follow_head(repo, tip)
+
+
+def recover_interrupted(repo: Repo) -> None:
+    """Finish or roll back an accept a killed tm left, and say so (also run alone by
+    `tm doctor`, which moves no ref)."""
+    if os.path.exists(os.path.join(repo.git.path, CACHE_DIRNAME, INTENT_FILE)):
+        # An accept was interrupted (or is running): a stat is all the common case costs.
+        from tinymem.writing.recovery import recover
+
+        said = recover(repo)
+        if said is not None:
+            emit(said)
