@@ -227,3 +227,67 @@ def test_a_no_verify_commit_becomes_truth(repo: Path, server: ModelServer) -> No
     status = tm(repo, "status", "--check")
     assert status.returncode == 0, status.stdout
     assert _entity(repo, "main", "hooks.py", "default_hooks") == OLD_DEFAULT
+
+
+def test_two_commands_recording_one_move_make_one_episode(repo: Path) -> None:
+    from tinymem.repository import open_repo
+    from tinymem.sync.headmove import follow_head
+
+    _base(repo)
+    before = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    write(repo, "app.py", "def run():\n    return 3\n")
+    git(repo, "commit", "-qam", "three", "--no-verify")
+    first = open_repo(str(repo))
+    second = open_repo(str(repo))
+    recorded = follow_head(first, before)
+    assert recorded != before
+    # The other command read the tip before the first recorded: it loses the race on the
+    # ledger ref, sees the move recorded on the new tip, and records nothing.
+    assert follow_head(second, before) == recorded
+    assert len(_git_episodes(repo)) == 1
+
+
+def test_a_linked_worktree_records_its_own_branch_only(repo: Path, tmp_path: Path) -> None:
+    _base(repo)
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    assert tm(linked, "status", "--check").returncode == 0
+    main_tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    write(linked, "app.py", "def run():\n    return 'side'\n")
+    git(linked, "commit", "-qam", "side work", "--no-verify")
+    status = tm(linked, "status", "--check")
+    assert status.returncode == 0 and "recorded 1 file git committed" in status.stderr
+    assert len(_git_episodes(repo, "side")) == 1
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main").strip() == main_tip
+    assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_the_store_never_calls_the_step_above_it() -> None:
+    # ledger.current read the tip through branches.start, open_repo recovered through
+    # writing.recovery: the store calling the flows built on it (#25).
+    import inspect
+
+    from tinymem import baseline, ledger, repository, statemap
+    from tinymem.branches import refs
+
+    for module in (ledger, statemap, baseline, repository, refs):
+        source = inspect.getsource(module)
+        for above in ("tinymem.sync", "branches.start", "writing.recovery", "fromcommit"):
+            assert above not in source, (module.__name__, above)
+
+
+def test_a_branch_with_no_ledger_is_not_started_by_a_read(repo: Path) -> None:
+    from tinymem.errors import NotInitializedError
+    from tinymem.ledger import current
+    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
+
+    _base(repo)
+    git(repo, "switch", "-q", "-c", "fresh")
+    try:
+        current(open_repo(str(repo)))
+    except NotInitializedError:
+        pass
+    else:
+        raise AssertionError("a read started a ledger")
+    assert current(open_synced(str(repo))).commit_id is not None
