@@ -291,3 +291,14 @@ def test_a_branch_with_no_ledger_is_not_started_by_a_read(repo: Path) -> None:
     else:
         raise AssertionError("a read started a ledger")
     assert current(open_synced(str(repo))).commit_id is not None
+
+
+def test_the_first_commit_after_tm_init_on_an_unborn_branch_is_recorded(repo: Path) -> None:
+    write(repo, "app.py", "def run():\n    return 0\n")
+    git(repo, "add", ".")
+    assert tm(repo, "init").returncode == 0  # no commit yet: the ledger names no HEAD
+    write(repo, "app.py", "def run():\n    return 1\n")
+    git(repo, "commit", "-qam", "first", "--no-verify")
+    status = tm(repo, "status", "--check")
+    assert status.returncode == 0, status.stdout
+    assert "recorded 1 file git committed" in status.stderr

@@ -52,17 +52,34 @@ def follow_head(repo: Repo, tip: str) -> str:
         return tip
     if any(os.path.isdir(os.path.join(git.path, d)) for d in _REBASING):
         return tip  # recorded when the rebase finishes
+    branch = repo.branch
+    if seen is None and _on_unborn(git, tip):
+        # The ledger last looked while the branch had no commit: its first commit is all
+        # git committed (every file where it differs from the State Map is compared).
+        return _record(repo, ref, tip, None, head, operation(git, branch, head))
     if seen is None or seen not in git:
         # An older tm's ledger, or a commit gone from this clone: nothing to diff from.
         remember(repo, ref, tip, head)
         return tip
-    branch = repo.branch
     if _recreated(git, branch, tip, seen):
         return _afresh(repo, ref, tip, branch)
     return _record(repo, ref, tip, seen, head, operation(git, branch, head))
 
 
-def _record(repo: Repo, ref: str, tip: str, seen: str, head: str, op: str | None) -> str:
+def _on_unborn(git: pygit2.Repository, tip: str) -> bool:
+    """Whether the ledger commit was written by a tm that records HEAD (it names its branch)
+    while the branch had no commit (so it names no HEAD)."""
+    commit = git[tip]
+    if not isinstance(commit, pygit2.Commit):
+        return False
+    message = commit.message
+    return (
+        message_trailer(message, "Tinymem-Branch") is not None
+        and message_trailer(message, "Tinymem-Head") is None
+    )
+
+
+def _record(repo: Repo, ref: str, tip: str, seen: str | None, head: str, op: str | None) -> str:
     from tinymem.branches.fromcommit import Taken, taking  # scanning: only when HEAD moved
 
     result = Taken()
