@@ -302,3 +302,24 @@ def test_the_first_commit_after_tm_init_on_an_unborn_branch_is_recorded(repo: Pa
     status = tm(repo, "status", "--check")
     assert status.returncode == 0, status.stdout
     assert "recorded 1 file git committed" in status.stderr
+
+
+def test_a_merge_with_conflicts_resolved_by_hand_is_recorded_at_its_commit(repo: Path) -> None:
+    _base(repo)
+    git(repo, "switch", "-q", "-c", "topic")
+    write(repo, "app.py", "def run():\n    return 'topic'\n")
+    git(repo, "commit", "-qam", "topic")
+    git(repo, "switch", "-q", "main")
+    write(repo, "app.py", "def run():\n    return 'main'\n")
+    git(repo, "commit", "-qam", "main")
+    assert _stale(repo) == []
+    git(repo, "merge", "-q", "topic", check=False)  # a conflict: HEAD has not moved
+    during = tm(repo, "status", "--json")
+    assert "recorded" not in during.stderr
+    assert [f["path"] for f in json.loads(during.stdout)["files"]] == ["app.py"]
+    write(repo, "app.py", "def run():\n    return 'both'\n")
+    git(repo, "commit", "-qam", "merged by hand")  # the hook lets the resolution through
+    status = tm(repo, "status", "--check")
+    assert status.returncode == 0, status.stdout
+    assert "merge)" in status.stderr
+    assert _entity(repo, "main", "app.py", "run") == "def run():\n    return 'both'"
