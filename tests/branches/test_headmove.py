@@ -323,3 +323,33 @@ def test_a_merge_with_conflicts_resolved_by_hand_is_recorded_at_its_commit(repo:
     assert status.returncode == 0, status.stdout
     assert "merge)" in status.stderr
     assert _entity(repo, "main", "app.py", "run") == "def run():\n    return 'both'"
+
+
+def test_a_rebase_stopped_by_a_conflict_records_nothing_until_it_finishes(repo: Path) -> None:
+    import os
+    import subprocess
+
+    _base(repo)
+    git(repo, "switch", "-q", "-c", "feature")
+    write(repo, "app.py", "def run():\n    return 'feature'\n")
+    git(repo, "commit", "-qam", "feature")
+    git(repo, "switch", "-q", "main")
+    write(repo, "app.py", "def run():\n    return 'main'\n")
+    git(repo, "commit", "-qam", "main")
+    git(repo, "switch", "-q", "feature")
+    assert _stale(repo) == []
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/feature").strip()
+    git(repo, "rebase", "-q", "main", check=False)  # stops on the conflict
+    during = tm(repo, "status")
+    assert "recorded" not in during.stderr
+    assert git(repo, "rev-parse", "refs/tinymem/heads/feature").strip() == tip
+    write(repo, "app.py", "def run():\n    return 'rebased'\n")
+    git(repo, "add", "app.py")
+    env = {**os.environ, "GIT_EDITOR": "true"}
+    subprocess.run(
+        ["git", "rebase", "--continue"], cwd=repo, env=env, check=True, capture_output=True
+    )
+    status = tm(repo, "status", "--check")
+    assert status.returncode == 0, status.stdout
+    assert "rebase)" in status.stderr
+    assert _entity(repo, "feature", "app.py", "run") == "def run():\n    return 'rebased'"
