@@ -144,15 +144,6 @@ def _import_chunk(
     return _ImportedChunk(edits, files, transitions, imported, skipped, objects)
 
 
-def init_branch(repo: Repo, progress: Progress | None = None) -> InitResult:
-    """`tm init`: the current branch's State Map, started from another branch's when one has
-    a ledger (`branches.start`), then the tracked files it does not know yet imported."""
-    from tinymem.branches.start import ensure_state
-
-    ensure_state(repo)  # None on an unborn branch: its files are imported below
-    return init(repo, progress)
-
-
 def init(repo: Repo, progress: Progress | None = None) -> InitResult:
     """Import the tracked files the current branch's State Map does not know (all of them
     when the branch has no ledger: its first commit)."""

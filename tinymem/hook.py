@@ -229,16 +229,15 @@ def _proposals_for(view: StateView, path: str) -> list[Proposal]:
 def check(repo: Repo) -> HookReport:
     from tinymem.branches.movedback import moved_back_from
     from tinymem.branches.refs import current_branch
-    from tinymem.branches.start import ensure_state
+    from tinymem.sync import bring_up_to_head
 
     report = HookReport()
-    branch = current_branch(repo.git)
-    if branch is None:
-        return report  # a detached HEAD has no State Map: nothing tm accepted to protect
-    # The branch's own State Map (a branch's first commit starts it), so a version another
-    # branch superseded is never mistaken for a stale buffer here.
+    # The branch's own State Map, up to HEAD (a branch's first commit starts it; what git
+    # committed before this commit is recorded), so a version another branch superseded, or
+    # one git committed since, is never mistaken for a stale buffer here. HEAD has not moved
+    # for this commit yet: what is staged is judged, never taken.
     try:
-        tip = ensure_state(repo)
+        tip = bring_up_to_head(repo)
     except UsageError as exc:
         # The branch cannot have a State Map until the user moves a ref (tm says which):
         # there is nothing tm accepted on it to protect, so the commit goes on.
@@ -246,6 +245,9 @@ def check(repo: Repo) -> HookReport:
 
         emit(str(exc))
         return report
+    branch = current_branch(repo.git)
+    if branch is None:
+        return report  # a detached HEAD has no State Map: nothing tm accepted to protect
     if tip is None:
         return report  # tm is not initialized here: nothing to protect
     view = StateView(repo.git, tip)

@@ -296,7 +296,8 @@ def commit_episode(
             episode = draft.episode
             episode.who = episode.who or f"{sig.name} <{sig.email}>"
             episode.branch = branch_of_ref(ref) or ""
-            episode.head = head_commit(repo.git)
+            # A caller may name the HEAD its episode describes (`sync.headmove`).
+            episode.head = episode.head or head_commit(repo.git)
             episode_entries = [
                 (name, MODE_BLOB, writer.blob(data)) for name, data in draft.attachments.items()
             ]
@@ -435,11 +436,10 @@ def _commit(
 
 
 def current(repo: Repo) -> StateView:
-    """The State Map of the current branch. A branch without one yet gets one first (from the
-    branch it was made from, see `branches.start`); refuses when no branch has one."""
-    from tinymem.branches.start import ensure_state
-
-    tip = ensure_state(repo)
+    """The State Map at the tip of the current branch's ledger; NotInitializedError when it
+    has none. A command brings it up to HEAD first (`sync.bring_up_to_head`: a branch's first
+    use starts its ledger there), never this read."""
+    tip = repo.state_tip()
     if tip is None:
         raise NotInitializedError(f"tm is not initialized in {repo.workdir}; run `tm init` first")
     return StateView(repo.git, tip)

@@ -122,7 +122,8 @@ def common_git_dir(git: pygit2.Repository) -> str:
 
 
 def open_repo(start: str | None = None) -> Repo:
-    """The repository containing `start` (default: the current directory)."""
+    """The repository containing `start` (default: the current directory), as it is: a
+    command opens it through `sync.open_synced`, which brings the State Map up to HEAD."""
     where = os.path.abspath(start or os.getcwd())
     try:
         # Opened from where the search starts, not from the git dir it finds: a `.git` gitfile
@@ -154,14 +155,6 @@ def open_repo(start: str | None = None) -> Repo:
             f"{found} is a git directory whose work tree is elsewhere; run tm in the work tree"
         )
     repo = Repo(git=git, workdir=workdir)
-    if os.path.exists(os.path.join(git.path, CACHE_DIRNAME, INTENT_FILE)):
-        # An accept was interrupted (or is running): a stat is all the common case costs.
-        from tinymem.notices import emit
-        from tinymem.writing.recovery import recover
-
-        said = recover(repo)
-        if said is not None:
-            emit(said)
     return repo
 
 

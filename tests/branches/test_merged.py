@@ -1,5 +1,6 @@
 """After `git merge`, `git pull` or `git rebase`, the files git wrote are recorded with the
-commit as the evidence (`tm adopt --merged`), not left as hand edits forever."""
+commit as the evidence by the next tm command (#25), not left as hand edits until the user
+remembers `tm adopt --merged`, which stays as an explicit form."""
 
 from __future__ import annotations
 
@@ -28,25 +29,22 @@ def _two_branches(repo: Path) -> None:
     assert tm(repo, "adopt", "a.py").returncode == 0
 
 
-def test_a_merge_is_adopted_with_its_commit_as_evidence(repo: Path) -> None:
+def test_a_merge_is_recorded_with_its_commit_as_evidence(repo: Path) -> None:
+    # Before #25 every file the merge wrote was STALE until `tm adopt --merged`.
     _two_branches(repo)
     git(repo, "merge", "-q", "--no-edit", "topic")
     write(repo, "c.py", "def c():\n    return 9\n")  # a hand edit after the merge
     status = tm(repo, "status")
-    assert "STALE" in status.stdout
-    assert "1 of these file(s) are as the merge (" in status.stdout  # d.py is new to tm
-    assert "tm adopt --merged" in status.stdout
-    proc = tm(repo, "adopt", "--merged", "--json")
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
     head = git(repo, "rev-parse", "HEAD").strip()
-    assert doc["merged"] == head and doc["evidence"] == "merge commit"
-    assert doc["adopted"] == ["b.py", "d.py"] and doc["left_stale"] == []
+    assert f"recorded 2 files git committed ({head[:7]} merge)" in status.stderr
     left = json.loads(tm(repo, "status", "--json").stdout)
     assert [f["path"] for f in left["files"]] == ["c.py"]  # the hand edit is still the user's
-    show = json.loads(tm(repo, "show", doc["episode"], "--json").stdout)
-    assert show["details"]["merged"] == head
-    assert tm(repo, "adopt", "--merged").stdout.startswith("Changes from")  # idempotent
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    show = json.loads(tm(repo, "show", tip, "--json").stdout)
+    assert show["kind"] == "git" and show["details"]["commit"] == head
+    assert show["details"]["operation"] == "merge"
+    assert sorted(f["path"] for f in show["files"]) == ["b.py", "d.py"]
+    assert tm(repo, "adopt", "--merged").stdout.startswith("Changes from")  # nothing left
     assert tm(repo, "rebuild").returncode == 0
 
 
@@ -54,21 +52,24 @@ def test_a_file_edited_after_the_merge_stays_stale(repo: Path) -> None:
     _two_branches(repo)
     git(repo, "merge", "-q", "--no-edit", "topic")
     write(repo, "b.py", "def b():\n    return 5\n")
+    status = tm(repo, "status", "--json")
+    assert "recorded 1 file git committed" in status.stderr
+    assert "1 differ from it on disk (STALE)" in status.stderr
+    assert [f["path"] for f in json.loads(status.stdout)["files"]] == ["b.py"]
     doc = json.loads(tm(repo, "adopt", "--merged", "--json").stdout)
-    assert doc["adopted"] == ["d.py"] and doc["left_stale"] == ["b.py"]
-    stale = json.loads(tm(repo, "status", "--json").stdout)
-    assert [f["path"] for f in stale["files"]] == ["b.py"]
+    assert doc["adopted"] == [] and doc["left_stale"] == ["b.py"]
 
 
-def test_a_rebase_is_adopted_against_orig_head(repo: Path) -> None:
+def test_a_rebase_is_recorded_against_the_commit_the_ledger_saw(repo: Path) -> None:
     _two_branches(repo)
     git(repo, "switch", "-q", "topic")
     assert tm(repo, "status", "--check").returncode == 0
     git(repo, "rebase", "-q", "main")
-    assert tm(repo, "status", "--check").returncode == 1  # a.py came with the rebase
+    status = tm(repo, "status", "--check")  # a.py came with the rebase: recorded
+    assert status.returncode == 0, status.stdout
+    assert "recorded 1 file git committed" in status.stderr and "rebase" in status.stderr
     doc = json.loads(tm(repo, "adopt", "--merged", "--json").stdout)
-    assert doc["evidence"] == "ORIG_HEAD" and doc["adopted"] == ["a.py"]
-    assert tm(repo, "status", "--check").returncode == 0
+    assert doc["evidence"] == "ORIG_HEAD" and doc["adopted"] == []
 
 
 def test_no_merge_and_no_since_is_a_usage_error(repo: Path) -> None:

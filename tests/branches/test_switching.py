@@ -196,7 +196,8 @@ def test_a_branch_made_after_a_rebase_keeps_the_whole_history(repo: Path) -> Non
     log = tm(repo, "log", "--json")
     assert "started from feature's" in log.stderr, log.stderr
     summaries = [e["summary"] for e in json.loads(log.stdout)]
-    assert "adopted x.py" in summaries and "adopted y.py" in summaries
+    # Each commit was recorded by the `tm adopt` after it (#25: a commit is an adoption).
+    assert "took x.py" in summaries and "took y.py" in summaries
 
 
 def test_an_unborn_orphan_branch_waits_for_tm_init(repo: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from tests.conftest import MODEL_ENV, PY_APP, tm, write
+from tests.conftest import MODEL_ENV, PY_APP, git, tm, write
 from tests.modelserver import ModelServer, ScriptedReply
 from tests.serve.served import FIXED_APP, REPLY, Served, asks, init, start, stop
 
@@ -274,3 +274,16 @@ def test_a_client_that_hangs_up_mid_stream_is_no_error(repo: Path, server: Model
     (ask,) = asks(repo)  # recorded whole, with the reply the client did not wait for
     assert tm(repo, "show", ask["episode"], "--response").stdout == REPLY
     assert ask["proposals"]
+
+
+def test_a_request_records_what_git_committed_first(served: Served) -> None:
+    # #25: a `tm serve` request runs the step every command runs, so a commit made while the
+    # server runs is the branch's truth, not a STALE entity, for the next request.
+    git(served.repo, "commit", "-qm", "base", "--no-verify")
+    text = (served.repo / "app.py").read_text().replace('{"id": uid}', '{"id": uid, "v": 1}')
+    write(served.repo, "app.py", text)
+    git(served.repo, "commit", "-qam", "by hand", "--no-verify")
+    rows = served.get("/state")["entities"]
+    assert rows and not [r["entity"] for r in rows if r["stale"]]
+    tip = git(served.repo, "log", "-1", "--format=%s", "refs/tinymem/heads/main").strip()
+    assert tip.startswith("tm git: took app.py")

@@ -199,7 +199,7 @@ def test_a_paste_killed_beside_the_file_leaves_nothing_that_blocks_the_next(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tinymem.adopt import adopt_content
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
     _repo_with_hand_edit(repo)
     # Killed after writing its temporary file beside a.py (the second one: the first, in
@@ -223,7 +223,7 @@ m._write_temp = patched
     assert (repo / "a.py").read_text() == HAND
     # The next command (in-process: the same forced cross-device rename) cleans up.
     _cross_device(monkeypatch)
-    r = open_repo(str(repo))
+    r = open_synced(str(repo))
     assert _strays(repo) == []
     result = adopt_content(r, str(repo / "a.py"), PASTE.encode())
     assert (repo / "a.py").read_text() == PASTE and _strays(repo) == []

@@ -1,26 +1,41 @@
 """Taking into the State Map what a git commit says a file is, when the work tree agrees.
 
 Used when a branch gets its first State Map (the files where the branch's commit differs from
-the State Map it starts from) and by `tm adopt --merged` (the files a merge or rebase changed).
-The commit is the evidence, the work tree the check: a file is taken only when its bytes on
-disk are the commit's, so an edit made since stays STALE (the user's to adopt), and a file is
+the State Map it starts from), when HEAD moved (`sync.headmove`: the files git changed since
+the commit the ledger last saw) and by `tm adopt --merged` (the files a merge or rebase
+changed). The commit is the evidence, the work tree the check, entity by entity: a file whose
+bytes on disk are the commit's is taken whole; in a file edited since, each entity whose text
+on disk is the commit's is taken and every other keeps the State Map's text (so a hand edit
+stays STALE, and one new line never keeps the rest of the file on an older version); a file is
 recorded deleted only when the commit lacks it and the work tree too.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pygit2
 
-from tinymem.gitobjects import MODE_BLOB, MODE_EXEC, ObjectWriter, diff_blobs, walk_blobs
+from tinymem.gitobjects import (
+    MODE_BLOB,
+    MODE_EXEC,
+    ObjectWriter,
+    blob_id,
+    diff_blobs,
+    read_blob,
+    walk_blobs,
+)
 from tinymem.ledger import Draft, Episode, Operation
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
-from tinymem.statemap import FILES, StateView
+from tinymem.statemap import FILES, FileMeta, StateView
+from tinymem.symbols import extract
+from tinymem.symbols.model import Symbol
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
+from tinymem.worktree import WorktreeFile
 
 __all__ = ["Taken", "taking"]
 
@@ -54,14 +69,17 @@ def _commit_tree(repo: Repo, commit: str) -> pygit2.Tree:
 
 
 def _candidates(
-    repo: Repo, view: StateView, commit: str, before: str | None
+    repo: Repo, view: StateView, commit: str, before: str | None, also: str | None
 ) -> list[tuple[str, str | None]]:
     """(path, blob in the commit or None) of the files the State Map may need to take."""
     tree = str(_commit_tree(repo, commit).id)
     if before is not None:
         # What the merge or rebase changed, and only that.
         old = str(_commit_tree(repo, before).id)
-        return list(diff_blobs(repo.git, old, tree))
+        found = dict(diff_blobs(repo.git, old, tree))
+        if also is not None and also != before:
+            found.update(diff_blobs(repo.git, str(_commit_tree(repo, also).id), tree))
+        return sorted(found.items())
     files = view.subtree(FILES)
     if files is None:
         return list(walk_blobs(repo.git, tree))
@@ -78,9 +96,10 @@ def taking(
     reason: str,
     source: Source,
     details: dict[str, object],
+    also: str | None = None,
 ) -> Operation:
-    """The ledger operation that takes the files of `commit` (those `before` it changed, or
-    all that differ from the State Map when `before` is None)."""
+    """The ledger operation that takes the files of `commit` (those `before` it changed, and
+    those `also` changed, or all that differ from the State Map when `before` is None)."""
     tree = _commit_tree(repo, commit)
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft | None:
@@ -89,7 +108,7 @@ def taking(
         edits: TreeEdits = {}
         wanted: dict[str, str] = {}
         gone: list[str] = []
-        for path, blob in _candidates(repo, view, commit, before):
+        for path, blob in _candidates(repo, view, commit, before, also):
             if blob is None:
                 meta = view.meta(path)
                 if meta is not None and not meta.deleted:
@@ -108,14 +127,23 @@ def taking(
                     continue  # what `tm init` skips too (a name that is not UTF-8, ...)
                 result.left.append(item.path)  # deleted since: STALE, the user's to adopt
                 continue
-            if item.file.oid != wanted[item.path]:
+            wf, ex = item.file, item.extraction
+            if wf.oid != wanted[item.path]:
                 result.left.append(item.path)
-                continue
+                old = view.meta(item.path)
+                if old is None or old.deleted or ex is None:
+                    continue
+                # Edited since the commit: the entities that are still the commit's text.
+                mixed = _entitywise(repo, old, wf, ex.symbols, wanted[item.path])
+                if mixed is None or mixed.oid == old.snapshot:
+                    continue
+                wf = mixed
+                ex = extract(wf.path, wf.data) if wf.kind == "text" else None
             update = record_file(
                 writer,
                 view.meta(item.path),
-                item.file,
-                item.extraction,
+                wf,
+                ex,
                 source=source,
                 episode=episode,
                 reason=reason,
@@ -139,3 +167,64 @@ def taking(
         return Draft(episode=episode, changes=edits)
 
     return operation
+
+
+def _entitywise(
+    repo: Repo, old: FileMeta, disk: WorktreeFile, on_disk: tuple[Symbol, ...], blob: str
+) -> WorktreeFile | None:
+    """The commit's text of a file whose work-tree text is not the commit's, with every entity
+    whose text on disk differs from the commit's put back to the State Map's: what the commit
+    brought and the user kept is taken, a hand edit stays STALE against the State Map's text.
+    None when the commit's text has no entities to decide by."""
+    data = read_blob(repo.git, blob)
+    ex = extract(disk.path, data)
+    if not ex.symbols:
+        return None
+    disk_text = {s.name: disk.data[s.start : s.end] for s in on_disk}
+    live = {r.symbol: r.artifact for r in old.live_entities()}
+    children = _contained(ex.symbols)
+
+    def text_of(sym: Symbol) -> bytes:
+        mine = data[sym.start : sym.end]
+        if disk_text.get(sym.name) == mine:
+            return mine  # the commit's text, kept on disk: taken
+        inner = children.get(sym.name, [])
+        if inner:
+            return _spliced(data, sym.start, sym.end, inner, text_of)
+        known = live.get(sym.name)
+        if known is not None and known != blob_id(mine):
+            return read_blob(repo.git, known)  # edited on disk: the State Map's stays
+        return mine
+
+    out = _spliced(data, 0, len(data), children.get(None, []), text_of)
+    return WorktreeFile(disk.path, blob_id(out), out, disk.executable)
+
+
+def _contained(symbols: tuple[Symbol, ...]) -> dict[str | None, list[Symbol]]:
+    """Each symbol's directly nested symbols by span (None: the top level); `symbols` are
+    sorted by start, outer first. By span, not by `parent`: a Go or Rust method names a type
+    it is not inside."""
+    out: dict[str | None, list[Symbol]] = {}
+    stack: list[Symbol] = []
+    for sym in symbols:
+        while stack and not (stack[-1].start <= sym.start and sym.end <= stack[-1].end):
+            stack.pop()
+        out.setdefault(stack[-1].name if stack else None, []).append(sym)
+        stack.append(sym)
+    return out
+
+
+def _spliced(
+    data: bytes, start: int, end: int, parts: list[Symbol], text_of: Callable[[Symbol], bytes]
+) -> bytes:
+    """data[start:end] with each of `parts` (sorted, not overlapping) replaced by its text."""
+    out = bytearray()
+    pos = start
+    for sym in parts:
+        if sym.start < pos:
+            continue
+        out += data[pos : sym.start]
+        out += text_of(sym)
+        pos = sym.end
+    out += data[pos:end]
+    return bytes(out)

@@ -135,6 +135,9 @@ def _start(repo: Repo, ref: str, ledgers: dict[str, str]) -> str | None:
         head,
         result,
         before=origin.code if origin is not None and here else None,
+        # What the origin's branch committed after its ledger last looked (no tm command
+        # ran there since) is in its code but not in its State Map: compared too.
+        also=_recorded_head(repo.git, origin.commit) if origin is not None and here else None,
         kind="branch",
         reason=reason,
         source=Source.DISK,

@@ -87,9 +87,9 @@ def ask_cmd(
     """
     from tinymem.ask import AskOptions, ask, prepare
     from tinymem.redact import redact_url
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     prompt = read_prompt(prompt)
     flags = model_flags(model, api_base, budget, timeout)
     flags["repair"] = None if repair is None else str(repair)

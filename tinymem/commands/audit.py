@@ -75,9 +75,9 @@ def log_cmd(
     from tinymem.auditlog import log, parse_target
     from tinymem.branches.refs import ledger_refs
     from tinymem.ledger import current
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     branches = list(ledger_refs(repo.git)) if all_branches else list(dict.fromkeys(branch))
     if not branches:
         current(repo)  # a clear "run tm init" rather than an empty list
@@ -178,7 +178,7 @@ def show_cmd(
     """
     from tinymem.auditlog import attachment, show
     from tinymem.errors import UsageError
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
     raw = [name for name, on in (("messages", messages), ("response", response)) if on]
     if prompt:
@@ -187,7 +187,7 @@ def show_cmd(
         raise UsageError("choose one of --messages, --response, --prompt and --json")
     if round_number is not None and not (messages or response):
         raise UsageError("--round goes with --messages or --response")
-    repo = open_repo()
+    repo = open_synced()
     if episode is None:
         from tinymem.ledger import current
 
@@ -331,9 +331,9 @@ def blame_cmd(
     attributed to no one.
     """
     from tinymem.blame import blame, parse_range
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     start, end = parse_range(lines) if lines else (1, None)
     result = blame(repo, repo.rel(file), start, end)
     if as_json:
@@ -448,7 +448,7 @@ def config_cmd(
 
     repo: Repo | None
     try:
-        repo = open_repo()
+        repo = open_repo()  # settings only: the State Map is not read
     except TinymemError:
         repo = None  # outside a repository: the global config and defaults still apply
     if unset:

@@ -27,9 +27,9 @@ def merge_ledger_cmd(
     nothing written. Every episode of both is kept; the result must pass `tm rebuild`.
     """
     from tinymem.branches.ledgermerge import merge_ledger
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    result = merge_ledger(open_repo(), rev)
+    result = merge_ledger(open_synced(), rev)
     if as_json:
         emit_json(result.to_json())
         return

@@ -44,10 +44,10 @@ def init_cmd(
     again to import tracked files the State Map does not know yet; files it already knows are
     left alone (use `tm adopt` to record your edits).
     """
-    from tinymem.baseline import init_branch as init
-    from tinymem.repository import open_repo
+    from tinymem.baseline import init
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()  # a branch with no ledger starts from another branch's first
     show_bar = not quiet and not as_json and err().is_terminal
     if show_bar:
         from rich.progress import Progress
@@ -125,11 +125,13 @@ def status_cmd(
     probe = take_early_probe()
     from tinymem.etv import verify
     from tinymem.ledger import current, view_at
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     if probe is not None and not probe.serves(repo.git.path, repo.workdir):
         probe = None  # git found another repository than ours (GIT_DIR, say)
+    if probe is not None and probe.commit != repo.state_tip():
+        probe = None  # what git committed was recorded since: git compared the old State Map
     view = current(repo) if probe is None else view_at(repo, probe.commit)
     from tinymem.statelist import selection
 
@@ -243,9 +245,9 @@ def adopt_cmd(
     """
     from tinymem.adopt import adopt, adopt_content
     from tinymem.errors import UsageError
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     if merged or since is not None:
         if paths or all_stale or paste is not None or not merged:
             raise UsageError("--merged takes no files, and --since goes with --merged")
@@ -315,10 +317,10 @@ def state_cmd(
     every: bool = typer.Option(False, "--all", help="Include TOMBSTONED entities."),
 ) -> None:
     """List entities with state, confidence, artifact, last change and STALE flag."""
-    from tinymem.repository import open_repo
     from tinymem.statelist import selection, state_rows
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     rows = state_rows(repo, selection(repo, paths), every=every)
     if as_json:
         emit_json({"entities": rows})
@@ -353,9 +355,9 @@ def rebuild_cmd(
     Exits 1 and prints each difference when it does not. Writes nothing.
     """
     from tinymem.rebuild import rebuild
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    report = rebuild(open_repo())
+    report = rebuild(open_synced())
     if as_json:
         emit_json({"ok": report.ok, "episodes": report.episodes, "differences": report.differences})
     elif report.ok:

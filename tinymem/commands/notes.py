@@ -132,9 +132,9 @@ def add_cmd(
     Example: tm note add constraint "no network calls in tests" --on tests/conftest.py
     """
     from tinymem.notes.store import add_note
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     targets = [_target(repo, t) for t in on or []]
     note = add_note(repo, kind, text, on=targets, key=key, scope="branch" if branch else "project")
     created = note.created == note.updated
@@ -157,9 +157,9 @@ def list_cmd(
     """List the notes of both scopes, oldest first, drifted ones marked."""
     from tinymem.notes.listing import note_statuses
     from tinymem.notes.store import check_kind
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     if kind is not None:
         check_kind(kind)
     target = None if on is None else _target(repo, on)
@@ -184,9 +184,9 @@ def show_cmd(note_id: str = _ID, as_json: bool = _JSON) -> None:
     """Show one note: its text, anchors and their drift, scope, key, times and source."""
     from tinymem.notes.listing import note_statuses
     from tinymem.notes.store import find_note
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     statuses = note_statuses(repo, include_deleted=True)
     note = find_note([s.note for s in statuses], note_id)
     status = next(s for s in statuses if s.note.id == note.id)
@@ -218,9 +218,9 @@ def edit_cmd(
 ) -> None:
     """Change a note's text (or kind), in one episode."""
     from tinymem.notes.store import edit_note, find_note, read_notes
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     before = find_note(read_notes(repo, include_deleted=True), note_id)
     if text is None and kind is None:
         from tinymem.commands.editor import edit_text
@@ -233,9 +233,9 @@ def edit_cmd(
 def _simple(verb: str, done: str) -> Any:
     def command(note_id: str = _ID, as_json: bool = _JSON) -> None:
         from tinymem.notes import store
-        from tinymem.repository import open_repo
+        from tinymem.sync import open_synced
 
-        repo = open_repo()
+        repo = open_synced()
         before = store.find_note(store.read_notes(repo, include_deleted=True), note_id)
         note = getattr(store, f"{verb}_note")(repo, before.id)
         _written(repo, note, note.updated != before.updated, as_json, f"{done} note {note.id}.")
@@ -262,9 +262,9 @@ def confirm_cmd(note_id: str = _ID, as_json: bool = _JSON) -> None:
     from tinymem.notes.drift import anchored_paths
     from tinymem.notes.listing import disk_changes
     from tinymem.notes.store import confirm_note, find_note, read_notes
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     view = current(repo)
     before = find_note(read_notes(repo, view=view), note_id)
     paths = [p for p in anchored_paths([before]) if view.snapshot(p) is not None]
@@ -285,9 +285,9 @@ def gc_cmd(
 ) -> None:
     """Remove for good the notes soft-deleted more than AGE ago (one episode)."""
     from tinymem.notes.store import gc_notes, parse_age
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    gone = gc_notes(open_repo(), parse_age(older_than))
+    gone = gc_notes(open_synced(), parse_age(older_than))
     if as_json:
         emit_json({"removed": [n.to_json() for n in gone]})
         return
@@ -309,9 +309,9 @@ def merge_cmd(
     updated last wins; notes only one side has are kept. Then push them back
     (git push origin refs/tinymem/notes). Branch notes merge with `tm merge-ledger`."""
     from tinymem.notes.merge import merge_project_notes
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    doc = merge_project_notes(open_repo(), rev)
+    doc = merge_project_notes(open_synced(), rev)
     if as_json:
         emit_json(doc)
         return

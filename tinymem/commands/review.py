@@ -39,9 +39,9 @@ def diff_cmd(
     from tinymem.accept import select
     from tinymem.ledger import current
     from tinymem.proposalview import proposal_doc
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     view = current(repo)
     chosen = select(view, list(ids or []), every=not ids)
     docs = [proposal_doc(repo, view, p) for p in chosen]
@@ -120,9 +120,9 @@ def accept_cmd(
     pending, and `tm accept ID` applies one alone).
     """
     from tinymem.accept import accept
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     ref = repo.state_ref
     before = repo.state_tip(ref)
     try:
@@ -213,9 +213,9 @@ def reject_cmd(
     """Drop proposals from the pending set; their artifacts stay in the vault."""
     from tinymem.accept import reject, select
     from tinymem.ledger import current
-    from tinymem.repository import open_repo
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     chosen = [p.id for p in select(current(repo), list(refs or []), every)]
     committed = reject(repo, list(refs or []), every=every)
     if as_json:

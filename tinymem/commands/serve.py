@@ -63,13 +63,13 @@ def serve_cmd(
     from tinymem.commands.ask import model_flags
     from tinymem.errors import UsageError
     from tinymem.ledger import current
-    from tinymem.repository import open_repo
     from tinymem.serve.app import make_app
     from tinymem.serve.chat import ServeSettings
     from tinymem.serve.guard import Access, is_loopback
     from tinymem.serve.lifecycle import run
+    from tinymem.sync import open_synced
 
-    repo = open_repo()
+    repo = open_synced()
     current(repo)  # refuse to start in a repository without tm
     secret = cfg.serve_token(repo.git, token)
     loopback = is_loopback(host)

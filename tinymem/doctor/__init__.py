@@ -54,6 +54,9 @@ def doctor(
         )
     view: StateView | None = None
     if repo is not None:
+        from tinymem.sync import recover_interrupted
+
+        recover_interrupted(repo)  # read only otherwise: no ledger is started or moved
         tip = check_refs(repo, report)
         if tip is not None:
             view = check_layout(repo, tip, report)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from tinymem.errors import UsageError
-from tinymem.repository import Repo, open_repo
+from tinymem.repository import Repo
+from tinymem.sync import open_synced
 
 __all__ = [
     "accept",
@@ -33,7 +34,7 @@ LOG_DEFAULT = 20
 def repo_at(workdir: str) -> Repo:
     from tinymem.ledger import current
 
-    repo = open_repo(workdir)
+    repo = open_synced(workdir)
     current(repo)  # a repository without tm, or a detached HEAD: one sentence, at once
     return repo
 

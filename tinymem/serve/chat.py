@@ -15,7 +15,7 @@ from typing import Any
 from tinymem.ask import AskOptions, AskResult, ask
 from tinymem.errors import UsageError
 from tinymem.llm import OnText
-from tinymem.repository import open_repo
+from tinymem.sync import open_synced
 
 __all__ = [
     "ChatOutcome",
@@ -99,7 +99,7 @@ def chat(settings: ServeSettings, body: Any, on_text: OnText | None = None) -> C
     prompt = "\n".join(reversed(users))
     flags = dict(settings.flags)
     flags["model"] = model_flag(body.get("model"), settings.flags.get("model"))
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     opts = AskOptions(prompt=prompt, flags=flags, conversation=conversation)
     result = ask(repo, opts, on_text)
     outcome = ChatOutcome(result)

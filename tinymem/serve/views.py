@@ -12,9 +12,10 @@ from tinymem import __version__
 from tinymem import config as cfg
 from tinymem.errors import UsageError
 from tinymem.paths import names_directory, repo_relative
-from tinymem.repository import Repo, open_repo
+from tinymem.repository import Repo
 from tinymem.serve.chat import ServeSettings
 from tinymem.serve.errors import NotFound
+from tinymem.sync import open_synced
 
 __all__ = ["doctor", "episode", "health", "models", "notes", "recent", "state", "user_code"]
 
@@ -22,14 +23,14 @@ RECENT_DEFAULT = 20
 
 
 def _model(settings: ServeSettings) -> str:
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     return cfg.resolve(repo.git, settings.flags)["model"].value or cfg.DEFAULT_MODEL
 
 
 def health(settings: ServeSettings) -> dict[str, Any]:
     from tinymem.branches.refs import current_branch, state_ref
 
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     branch = current_branch(repo.git)
     return {
         "status": "ok",
@@ -52,13 +53,13 @@ def state(settings: ServeSettings) -> dict[str, Any]:
     """`tm state --json`, and the live notes as `tm note list --json` gives them."""
     from tinymem.statelist import state_rows
 
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     return {"entities": state_rows(repo), "notes": _notes(repo)}
 
 
 def notes(settings: ServeSettings) -> dict[str, Any]:
     """As `tm note list --json`."""
-    return {"notes": _notes(open_repo(settings.workdir))}
+    return {"notes": _notes(open_synced(settings.workdir))}
 
 
 def _notes(repo: Repo) -> list[dict[str, Any]]:
@@ -77,7 +78,7 @@ def recent(settings: ServeSettings, limit: str | None) -> list[dict[str, Any]]:
         raise UsageError(f"limit must be a whole number, got {limit!r}") from None
     if count < 0:  # checked here: the core's own message names `tm log`'s -n
         raise UsageError(f"limit must be zero or more, got {count}")
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     current(repo)
     return log(repo, None, limit=count)
 
@@ -93,7 +94,7 @@ def episode(settings: ServeSettings, ref: str) -> dict[str, Any]:
     called no model)."""
     from tinymem.auditlog import attachment, show
 
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     try:
         doc = show(repo, ref)
     except UsageError as exc:
@@ -129,7 +130,7 @@ def user_code(settings: ServeSettings, body: Any) -> dict[str, Any]:
     if names_directory(path):
         # As `tm adopt --path` refuses it: normalised away, `src/app.py/` would write a file.
         raise UsageError(f"path must name a file; {path!r} names a directory")
-    repo = open_repo(settings.workdir)
+    repo = open_synced(settings.workdir)
     rel = repo_relative(repo.workdir, path)  # refuses `..`, absolute paths, `.git/`
     result = adopt_content(repo, os.path.join(repo.workdir, rel), content.encode())
     return result.to_json()
