@@ -132,6 +132,8 @@ def _draft(
         "mapped": len(hyd.mapped),
         "stale": hyd.stale,
     }
+    if hyd.memory:
+        details["notes"] = hyd.memory  # the notes the prompt recalled (PROJECT MEMORY)
     if opts.continues:
         details["continues"] = opts.continues
     attachments = {"prompt.txt": opts.prompt.encode(), "messages.json": _dump(conversation(result))}

@@ -122,6 +122,7 @@ def ask_cmd(
                     "messages": prep.hydration.messages,
                     "hydrated": prep.hydration.hydrated,
                     "stale": prep.hydration.stale,
+                    "notes": prep.hydration.memory,
                 }
             )
             return

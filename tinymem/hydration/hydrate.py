@@ -20,6 +20,7 @@ from itertools import pairwise
 from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
 from tinymem.hydration.excerpts import file_part
+from tinymem.hydration.memory import Recall, recall
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, rank
 from tinymem.ledger import Episode
@@ -30,6 +31,7 @@ __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
+NEAR = 15  # a score the request gave (a neighbour's at least): its notes are recalled
 
 
 def estimate_tokens(text: str) -> int:
@@ -68,6 +70,7 @@ class Hydration:
     tokens: int = 0
     budget: int = 0
     context: str = ""  # the user message without its [REQUEST]: what `tm serve` injects
+    memory: list[str] = field(default_factory=list)  # ids of the notes shown (PROJECT MEMORY)
 
     def injected(self, conversation: list[dict[str, str]]) -> list[dict[str, str]]:
         """A client's conversation with tm's system prompt and context in front (`tm serve`):
@@ -250,9 +253,11 @@ def hydrate(
     budget: int,
     recent: list[tuple[str, Episode]],
     reserve: int = 0,
+    memory: Recall | None = None,
 ) -> Hydration:
     """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
-    one follow-up in the same conversation) still fits it."""
+    one follow-up in the same conversation) still fits it. `memory`: the notes to recall
+    (`memory.py`), in a block ahead of the code under their share of the budget."""
     stale = sorted(etv.stale_keys())
     cands = _candidates(view, set(stale))
     holders, names = _derived(view, stale, cands)
@@ -262,7 +267,10 @@ def hydrate(
     notice = state_notice(stale)
     recent_text = recent_window(recent)
     fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
-    room = budget - fixed - reserve
+    # The notes' share is set aside before the code is chosen (which notes are recalled
+    # depends on the code shown); what they leave unused goes to the signature map.
+    cap = memory.cap(budget) if memory is not None else 0
+    room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
     read: dict[str, bytes] = {}
     state = _state_section(chosen, view, read)
@@ -272,6 +280,10 @@ def hydrate(
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
+    shown = [c.key for c in chosen] + [c.key for c in mapped if c.score >= NEAR]
+    mem = recall(memory.notes, memory.marks, shown, prompt, cap) if memory else None
+    if mem is not None:
+        room += cap - mem.tokens
     map_lines: list[str] = []
     map_keys: list[str] = []
     # The signature map follows relevance too, so what is nearly relevant is listed first.
@@ -286,7 +298,7 @@ def hydrate(
         room -= cost
         map_lines.append(line)
         map_keys.append(c.key)
-    sections = [notice, recent_text, state]
+    sections = [notice, recent_text, mem.text if mem else "", state]
     if map_lines:
         sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
     context = "".join(sections)
@@ -300,4 +312,5 @@ def hydrate(
         tokens=estimate_tokens(system) + estimate_tokens(user),
         budget=budget,
         context=context,
+        memory=list(mem.shown) if mem else [],
     )
