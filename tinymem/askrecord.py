@@ -165,6 +165,8 @@ def _draft(
         etv_now = verify(repo, view)
         stale, drifted = etv_now.stale_keys(), {d.path for d in etv_now.drift}
         for p in proposals:
+            if p.note is not None:
+                p.note["source"] = f"model:{prep.model}"
             p.gates["ETV"] = etv_gate(p, stale, drifted)
             oid = store(writer, p)
             edits[f"{PROPOSALS}/{p.id}"] = (MODE_TREE, oid)

@@ -80,7 +80,7 @@ def test_a_share_of_zero_shows_nothing() -> None:
     assert recall(NOTES, {}, ["src/sessions.py::resolve"], "x", 0).text == ""
     assert Recall(NOTES, {}, 0.0).cap(8000) == 0
     # With few notes, only what they need is set aside.
-    assert 0 < Recall(NOTES, {}, 0.15).cap(100_000) < 100
+    assert 0 < Recall(NOTES, {}, 0.15).cap(100_000) < 200
 
 
 @settings(max_examples=200, deadline=None)
@@ -156,3 +156,11 @@ def test_config_refuses_a_share_out_of_range(inited: Path) -> None:
     proc = tm(inited, "config", "memoryShare", "0.9")
     assert proc.returncode != 0 and "memoryShare must be a number from 0 to 0.5" in proc.stderr
     assert tm(inited, "config", "memoryShare", "0.3").returncode == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(st.text(min_size=1, max_size=200), min_size=1, max_size=20))
+def test_what_is_set_aside_holds_every_note_when_the_share_allows(texts: list[str]) -> None:
+    notes = [_note(f"n{i}", "constraint", t) for i, t in enumerate(texts)]
+    cap = Recall(notes, {}, 0.5).cap(1_000_000)
+    assert len(recall(notes, {}, [], "", cap).shown) == len(notes)

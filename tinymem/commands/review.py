@@ -65,6 +65,7 @@ def diff_cmd(
                 "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
                 "blocked": None if check.ok or check.blocked is None else blocked_line(check),
                 "notes": check.notes,
+                "note": p.note,
                 "diff": diff,
                 "added": sum(
                     1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
@@ -96,6 +97,11 @@ def diff_cmd(
                 f"  [yellow]placement[/] inferred: this is what `tm accept {d['id']} --path"
                 f" {escape(str(d['path']))}` would write"
             )
+        if d["note"]:
+            asked = d["note"]
+            on = ", ".join(asked["anchors"]) or "nothing (the reply changed no code)"
+            con.print(f"  [yellow]remember[/] {asked['kind']}: {escape(asked['text'])}")
+            con.print(f"  [yellow]anchored to[/] {escape(on)}")
         for note in d["notes"]:
             con.print(f"  [yellow]note[/] {escape(note)}")
         if stat:
@@ -214,7 +220,8 @@ def _report_accept(result: AcceptResult) -> None:
     for c in result.plan.checks:
         gates = "  ".join(f"{g.gate}:{'pass' if g.ok else 'BLOCKED'}" for g in c.gates)
         if c.ok:
-            con.print(f"promoted {c.proposal.id}  {escape(c.proposal.path or '?')}  {gates}")
+            where = c.proposal.path or ("(note)" if c.proposal.note else "?")
+            con.print(f"promoted {c.proposal.id}  {escape(where)}  {gates}")
             for note in c.notes:
                 con.print(f"  note: {escape(note)}")
     from tinymem.gitobjects import blob_id
@@ -254,17 +261,40 @@ def reject_cmd(
         metavar="[ID|ENTITY]...",
     ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
+    why: str = typer.Option(
+        None,
+        "--why",
+        metavar="TEXT",
+        help="Remember why: each rejection becomes a `tried` note on what the proposal"
+        ' changed ("rejected: ...: TEXT"), shown to the model the next time a prompt is'
+        " about that code.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was rejected as JSON."),
 ) -> None:
-    """Drop proposals from the pending set; their artifacts stay in the vault."""
+    """Drop proposals from the pending set; their artifacts stay in the vault.
+
+    With --why, the reason is kept as a `tried` note in the same episode (`tm note list
+    --kind tried`), so the model is told what was rejected and why instead of proposing it
+    again.
+    """
     from tinymem.accept import reject, select
     from tinymem.ledger import current
     from tinymem.repository import open_repo
 
     repo = open_repo()
     chosen = [p.id for p in select(current(repo), list(refs or []), every)]
-    committed = reject(repo, list(refs or []), every=every)
+    committed = reject(repo, list(refs or []), every=every, why=why)
+    notes = sorted(committed.episode.notes)
     if as_json:
-        emit_json({"episode": committed.episode.id, "commit": committed.commit, "rejected": chosen})
+        emit_json(
+            {
+                "episode": committed.episode.id,
+                "commit": committed.commit,
+                "rejected": chosen,
+                "notes": notes,
+            }
+        )
         return
     out().print(f"{committed.episode.summary} (episode {committed.episode.id}).")
+    if notes:
+        out().print(f"Remembered as tried note(s) {', '.join(notes)}: `tm note list --kind tried`.")

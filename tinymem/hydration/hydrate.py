@@ -32,6 +32,7 @@ __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
 NEAR = 15  # a score the request gave (a neighbour's at least): its notes are recalled
+TOP = 3  # the most relevant entities, whatever their score: a request in other words
 
 
 def estimate_tokens(text: str) -> int:
@@ -195,6 +196,21 @@ def _containers(cands: list[Candidate]) -> set[str]:
     return out
 
 
+def _about(cands: list[Candidate]) -> list[str]:
+    """The entities a request is about, most relevant first (`cands` are sorted): those it
+    named or that neighbour them (`NEAR`), and the `TOP` few its words alone point at about
+    as strongly as at the first. Every entity BM25 touches would recall notes on code the
+    request merely shares a word with."""
+    out: list[str] = []
+    best = cands[0].score if cands else 0.0
+    for i, c in enumerate(cands):
+        if c.score >= NEAR or (i < TOP and c.score > 0 and c.score >= best / 2):
+            out.append(c.key)
+        elif i >= TOP:
+            break
+    return out
+
+
 def _select(
     cands: list[Candidate], room: int, budget: int, holders: frozenset[str]
 ) -> tuple[list[Candidate], list[Candidate]]:
@@ -280,8 +296,7 @@ def hydrate(
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
-    shown = [c.key for c in chosen] + [c.key for c in mapped if c.score >= NEAR]
-    mem = recall(memory.notes, memory.marks, shown, prompt, cap) if memory else None
+    mem = recall(memory.notes, memory.marks, _about(cands), prompt, cap) if memory else None
     if mem is not None:
         room += cap - mem.tokens
     map_lines: list[str] = []

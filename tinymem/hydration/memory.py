@@ -5,8 +5,9 @@ request in; the block's text and the notes it holds out. No model is asked.
 
 Which notes, in this order, while the share lasts:
 1. every constraint (a constraint nobody repeats is a constraint the model breaks);
-2. decisions, gotchas and `tried` notes anchored to an entity the prompt hydrates, to its
-   container or member, or to its file, in the order of the entities' relevance;
+2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
+   a neighbour of one named, or among the few its words rank first: `hydrate._about`), to
+   its container or member, or to its file, in the order of the entities' relevance;
 3. any other note whose text or anchors share words with the request (identifiers split into
    their parts, a few word endings set aside), most shared words first.
 A note that does not fit is left out and the next one tried: the block never exceeds its share.
@@ -185,5 +186,8 @@ class Recall:
         live = [n for n in self.notes if n.deleted is None]
         if self.share <= 0 or not live:
             return 0
-        whole = HEADER + "".join(render(n, self.marks.get(n.id, Mark.CURRENT)) for n in live)
-        return min(int(budget * self.share), estimate_tokens(whole + FOOTER))
+        # Counted as `recall` counts: each line on its own.
+        whole = estimate_tokens(HEADER + FOOTER) + sum(
+            estimate_tokens(render(n, self.marks.get(n.id, Mark.CURRENT))) for n in live
+        )
+        return min(int(budget * self.share), whole)
