@@ -53,19 +53,28 @@ def test_anchored_notes_follow_the_hydrated_entities() -> None:
     # The method hydrated is a member of nothing here; its file holds the gotcha's anchor.
     mem = recall(NOTES, {}, ["src/cookies.py::merge", "src/sessions.py::resolve"], "x", 1000)
     assert mem.shown == ("c1", "g1", "d1")  # constraints, then by the entities' relevance
-    # A container hydrated recalls a note on its member, a member one on its container.
+    # A member asked about recalls a note on its container; a class asked about does not
+    # recall the notes of each of its methods.
     assert "d1" in recall(NOTES, {}, ["src/sessions.py::resolve.inner"], "x", 1000).shown
-    on_class = [_note("d2", "decision", "y", "a.py::Client.get")]
-    assert recall(on_class, {}, ["a.py::Client"], "x", 1000).shown == ("d2",)
+    on_method = [_note("d2", "decision", "y", "a.py::Client.get")]
+    assert recall(on_method, {}, ["a.py::Client"], "x", 1000).shown == ()
+    assert recall(on_method, {}, ["a.py::Client.get"], "x", 1000).shown == ("d2",)
+    on_class = [_note("d3", "decision", "y", "a.py::Client")]
+    assert recall(on_class, {}, ["a.py::Client.get"], "x", 1000).shown == ("d3",)
     assert recall(on_class, {}, ["a.py::Clientele"], "x", 1000).shown == ()
-    assert recall(on_class, {}, ["b.py::Client.get"], "x", 1000).shown == ()
+    assert recall(on_class, {}, ["b.py::Client"], "x", 1000).shown == ()
 
 
 def test_other_notes_by_the_words_of_the_request() -> None:
     mem = recall(NOTES, {}, [], "Why are proxies read only at session start?", 1000)
     assert mem.shown == ("c1", "f1")
-    # Words of an anchor count too (identifiers split into their parts).
-    assert "t1" in recall(NOTES, {}, [], "the host parser", 1000).shown
+    # An anchored decision, gotcha or tried note comes by its anchor only, never by words.
+    assert "t1" not in recall(NOTES, {}, [], "a regex for hosts", 1000).shown
+    # Words of an anchor count for the other kinds (identifiers split into their parts).
+    fact = [_note("f2", "fact", "Ports are ints.", "src/utils.py::parse_host")]
+    assert recall(fact, {}, [], "the host parser", 1000).shown == ("f2",)
+    loose = [_note("d4", "decision", "Hosts are lower-cased.")]
+    assert recall(loose, {}, [], "compare hosts", 1000).shown == ("d4",)
     assert note_words("parseHost parse_host proxies") == {"parse", "host", "proxy"}
 
 

@@ -31,8 +31,11 @@ __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
+RECENT = 20  # the score an entity changed by one of the last episodes gets
 NEAR = 15  # a score the request gave (a neighbour's at least): its notes are recalled
 TOP = 3  # the most relevant entities, whatever their score: a request in other words
+NAMED = 100  # a score only naming an entity (or its file) gives
+NEIGHBOURS = 5  # of the entities the named ones use or are used by, those whose notes come
 
 
 def estimate_tokens(text: str) -> int:
@@ -49,6 +52,7 @@ class Candidate:
     rec: EntityRecord
     doc: Doc  # what ranking reads: key, path, symbol, text
     score: float = 0.0
+    recent: bool = False  # changed by a recent episode (its score holds RECENT for that)
 
     @property
     def key(self) -> str:
@@ -149,7 +153,8 @@ def _score(
         if c.meta.path in wanted:
             c.score += 500  # the user named the file explicitly: it comes first
         if c.key in recent_keys:
-            c.score += 20
+            c.score += RECENT
+            c.recent = True
     # Neighbours: what the strongest matches call or mention comes next.
     referenced: set[str] = set()
     for c in cands:
@@ -197,16 +202,27 @@ def _containers(cands: list[Candidate]) -> set[str]:
 
 
 def _about(cands: list[Candidate]) -> list[str]:
-    """The entities a request is about, most relevant first (`cands` are sorted): those it
-    named or that neighbour them (`NEAR`), and the `TOP` few its words alone point at about
-    as strongly as at the first. Every entity BM25 touches would recall notes on code the
-    request merely shares a word with."""
+    """The entities a request is about, most relevant first: those it names, the first
+    `NEIGHBOURS` of what they use or are used by (`NEAR`), and the `TOP` few its words alone
+    point at about as strongly as at the first; what recent episodes changed counts only by
+    what the request says of it. Every entity BM25 touches (or every name a large class
+    uses) would recall notes on code the request merely brushes against."""
+    asked = sorted(
+        ((c.score - (RECENT if c.recent else 0), i) for i, c in enumerate(cands)),
+        key=lambda t: (-t[0], t[1]),
+    )
+    best = asked[0][0] if asked else 0.0
     out: list[str] = []
-    best = cands[0].score if cands else 0.0
-    for i, c in enumerate(cands):
-        if c.score >= NEAR or (i < TOP and c.score > 0 and c.score >= best / 2):
-            out.append(c.key)
-        elif i >= TOP:
+    near = 0
+    for place, (score, i) in enumerate(asked):
+        if score >= NAMED:
+            out.append(cands[i].key)
+        elif score >= NEAR and near < NEIGHBOURS:
+            near += 1
+            out.append(cands[i].key)
+        elif place < TOP and score > 0 and score >= best / 2:
+            out.append(cands[i].key)
+        elif place >= TOP and score < NEAR:
             break
     return out
 

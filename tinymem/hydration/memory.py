@@ -8,8 +8,11 @@ Which notes, in this order, while the share lasts:
 2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
    a neighbour of one named, or among the few its words rank first: `hydrate._about`), to
    its container or member, or to its file, in the order of the entities' relevance;
-3. any other note whose text or anchors share words with the request (identifiers split into
-   their parts, a few word endings set aside), most shared words first.
+3. the other notes (facts, plans, plain notes, and decisions, gotchas and `tried` notes
+   anchored to nothing) whose text or anchors share words with the request (identifiers
+   split into their parts, a few word endings set aside), most shared words first. An
+   anchored decision comes by its anchor only: the words of a note about other code say
+   little (`Session` is in half the notes of requests).
 A note that does not fit is left out and the next one tried: the block never exceeds its share.
 """
 
@@ -89,19 +92,15 @@ def _anchor_words(note: Note) -> frozenset[str]:
 
 
 def _touches(target: str, keys: Sequence[str]) -> int | None:
-    """The index of the first hydrated key the anchor is about (itself, its container, a
-    member of it, or an entity of the file an anchor names), else None."""
+    """The index of the first key the anchor is about (the entity itself, a member of it,
+    or an entity of the file an anchor names), else None. A class asked about does not
+    recall the notes of each of its methods: those come when the method is."""
     path, sep, symbol = target.partition("::")
     for i, key in enumerate(keys):
         kpath, _, ksym = key.partition("::")
         if kpath != path:
             continue
-        if (
-            not sep
-            or ksym == symbol
-            or ksym.startswith(symbol + ".")
-            or symbol.startswith(ksym + ".")
-        ):
+        if not sep or ksym == symbol or ksym.startswith(symbol + "."):
             return i
     return None
 
@@ -146,7 +145,7 @@ def recall(
     taken = {n.id for n in order}
     worded: list[tuple[int, int, Note]] = []
     for i, n in enumerate(live):
-        if n.id in taken:
+        if n.id in taken or (n.kind in ANCHORED_KINDS and n.anchors):
             continue
         shared = len(asked & (note_words(n.text) | _anchor_words(n)))
         if shared:
