@@ -157,6 +157,12 @@ def test_an_accepted_note_shows_in_the_next_prompt(inited: Path, server: ModelSe
     user = json.loads(proc.stdout)["messages"][1]["content"]
     assert "- decision on app.py::fetch_user: fetch_user returns a dict" in user
     assert "- gotcha on app.py::fetch_user: callers compare the result with ==" in user
+    # Sent for real, the block is in the messages the episode records (`tm show --messages`).
+    _ask(inited, server, "Nothing to change.\n")
+    assert "PROJECT MEMORY" in server.chat_requests[-1].body["messages"][1]["content"]
+    shown = tm(inited, "show", "--messages")
+    assert shown.returncode == 0, shown.stderr
+    assert "- decision on app.py::fetch_user: fetch_user returns a dict" in shown.stdout
 
 
 def test_a_reply_that_changes_nothing_gives_an_unanchored_note(

@@ -201,12 +201,12 @@ def _containers(cands: list[Candidate]) -> set[str]:
     return out
 
 
-def _about(cands: list[Candidate]) -> list[str]:
+def _about(cands: list[Candidate], holders: frozenset[str]) -> list[str]:
     """The entities a request is about, most relevant first: those it names, the first
-    `NEIGHBOURS` of what they use or are used by (`NEAR`), and the `TOP` few its words alone
-    point at about as strongly as at the first; what recent episodes changed counts only by
-    what the request says of it. Every entity BM25 touches (or every name a large class
-    uses) would recall notes on code the request merely brushes against."""
+    `NEIGHBOURS` functions they use (`NEAR`; not the classes they make), and the `TOP` few
+    its words alone point at about as strongly as at the first; what recent episodes changed
+    counts only by what the request says of it. Every entity BM25 touches (or every name a
+    large class uses) would recall notes on code the request merely brushes against."""
     asked = sorted(
         ((c.score - (RECENT if c.recent else 0), i) for i, c in enumerate(cands)),
         key=lambda t: (-t[0], t[1]),
@@ -218,8 +218,9 @@ def _about(cands: list[Candidate]) -> list[str]:
         if score >= NAMED:
             out.append(cands[i].key)
         elif score >= NEAR and near < NEIGHBOURS:
-            near += 1
-            out.append(cands[i].key)
+            if cands[i].key not in holders:  # a class it only instantiates: not about it
+                near += 1
+                out.append(cands[i].key)
         elif place < TOP and score > 0 and score >= best / 2:
             out.append(cands[i].key)
         elif place >= TOP and score < NEAR:
@@ -312,7 +313,9 @@ def hydrate(
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
-    mem = recall(memory.notes, memory.marks, _about(cands), prompt, cap) if memory else None
+    mem = (
+        recall(memory.notes, memory.marks, _about(cands, holders), prompt, cap) if memory else None
+    )
     if mem is not None:
         room += cap - mem.tokens
     map_lines: list[str] = []
