@@ -475,6 +475,10 @@ def show(repo: Repo, ref: str) -> dict[str, Any]:
             "first_token_seconds": _num(d.get("first_token_seconds")),
         },
         "hydrated": d.get("hydrated") or [],
+        "notes": [
+            {"id": nid, "scope": rec.get("scope"), "record": rec.get("record")}
+            for nid, rec in sorted(ep.notes.items())
+        ],
         "attachments": attachments,
         "details": d,
     }

@@ -56,7 +56,17 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, audit, branches, completion, core, hooks, review, serve
+    from tinymem.commands import (
+        ask,
+        audit,
+        branches,
+        completion,
+        core,
+        hooks,
+        notes,
+        review,
+        serve,
+    )
 
     core.register(app)
     audit.register(app)
@@ -64,6 +74,7 @@ def _register() -> None:
     ask.register(app)
     review.register(app)
     hooks.register(app)
+    notes.register(app)
     serve.register(app)
     completion.register(app)
     for info in app.registered_commands:

@@ -250,3 +250,33 @@ def test_a_ledger_commit_that_fails_puts_the_notes_ref_back(
     assert git(inited, "rev-parse", NOTES_REF).strip() == tip
     monkeypatch.undo()
     assert [n.text for n in read_notes(store)] == ["before"]
+
+
+def test_writing_a_removed_notes_key_again_brings_it_back(store: Repo) -> None:
+    first = add_note(store, "constraint", "python 3.8", key="py")
+    remove_note(store, first.id)
+    again = add_note(store, "constraint", "python 3.12", key="py")
+    assert again.id == first.id and again.live and again.text == "python 3.12"
+    assert [n.id for n in read_notes(store)] == [first.id]
+
+
+def test_doctor_names_a_note_that_cannot_be_read(store: Repo, inited: Path) -> None:
+    note = add_note(store, "fact", "fine")
+    assert tm(inited, "doctor").returncode == 0
+    tip = git(inited, "rev-parse", NOTES_REF).strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(inited / ".git" / "forge-index")}
+
+    def run(*args: str, stdin: bytes | None = None) -> str:
+        done = subprocess.run(["git", *args], cwd=inited, env=env, input=stdin, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.decode().strip()
+
+    blob = run("hash-object", "-w", "--stdin", stdin=b"{not json")
+    run("read-tree", tip)
+    run("update-index", "--add", "--cacheinfo", f"100644,{blob},{note.id}.json")
+    run("update-ref", NOTES_REF, run("commit-tree", run("write-tree"), "-p", tip, "-m", "x"), tip)
+    doc = json.loads(tm(inited, "doctor", "--json").stdout)
+    (finding,) = [c for c in doc["checks"] if c["check"] == "notes"]
+    assert finding["status"] == "fail" and "unreadable note record" in finding["message"]
+    listed = tm(inited, "note", "list")
+    assert listed.returncode == 13 and "unreadable note record" in listed.stderr

@@ -105,7 +105,15 @@ def test_read_endpoints_answer_like_the_json_commands(served: Served) -> None:
     served.client().chat.completions.create(
         model="x", messages=[{"role": "user", "content": "add v to fetch_user"}]
     )
-    assert served.get("/state") == json.loads(tm(served.repo, "state", "--json").stdout)
+    assert (
+        tm(served.repo, "note", "add", "gotcha", "v is 1-based", "--on", "app.py").returncode == 0
+    )
+    state = served.get("/state")
+    notes = state.pop("notes")
+    assert state == json.loads(tm(served.repo, "state", "--json").stdout)
+    listed = json.loads(tm(served.repo, "note", "list", "--json").stdout)
+    assert served.get("/notes") == listed
+    assert notes == listed["notes"] and notes[0]["text"] == "v is 1-based"
     assert served.get("/recent?limit=2") == json.loads(
         tm(served.repo, "log", "-n", "2", "--json").stdout
     )

@@ -5,7 +5,8 @@ parents, whose State Map is re-derived file by file against their merge base, as
 trees: a file only one side changed takes that side's records; a file both changed takes the
 side whose text the work tree holds, or, when the work tree holds a committed merge of them
 (HEAD's text), that text; anything else is refused, nothing written, so no side is ever taken
-blindly. Proposals merge the same way (one resolved on either side stays resolved). The merge
+blindly. Proposals merge the same way (one resolved on either side stays resolved); branch
+notes by id, the one updated last winning (`tinymem.notes.merge`). The merge
 episode records every file it changed against the first parent, with the transitions that
 turn our records into the merged ones, so replaying the first-parent chain reproduces it: the
 result is proved by `tm rebuild` before the command returns, and the ref is put back if not.
@@ -29,6 +30,8 @@ from tinymem.ledger import (
     current,
     message_trailer,
 )
+from tinymem.notes.merge import merge_notes
+from tinymem.notes.store import branch_notes, note_edits
 from tinymem.records import Source, State, entity_key
 from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
@@ -51,6 +54,7 @@ class LedgerMerge:
     resolved: list[str] = field(default_factory=list)  # both changed: HEAD's merge of them
     kept: list[str] = field(default_factory=list)  # both changed: the work tree holds ours
     proposals: list[str] = field(default_factory=list)  # proposal entries changed
+    notes: list[str] = field(default_factory=list)  # branch notes taken from theirs
     proved: int = 0  # episodes `tm rebuild` replayed to prove the result
 
     def to_json(self) -> dict[str, Any]:
@@ -65,6 +69,7 @@ class LedgerMerge:
             "resolved": self.resolved,
             "kept": self.kept,
             "proposals": self.proposals,
+            "notes": self.notes,
             "proved_episodes": self.proved,
         }
 
@@ -156,6 +161,7 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
         result.resolved.clear()
         result.kept.clear()
         result.proposals.clear()
+        result.notes.clear()
         b, t = StateView(git, base), StateView(git, theirs)
         episode = Episode(kind="merge", summary="")
         reason = f"merged from ledger {theirs[:12]}"
@@ -207,6 +213,13 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
             edits[f"{PROPOSALS}/{pid}"] = t_e
             episode.proposals[pid] = None if t_e is None else t_e[1]
             result.proposals.append(pid)
+        merged_notes = merge_notes(
+            branch_notes(b), branch_notes(view), branch_notes(t), episode.time
+        )
+        noted = note_edits(repo, writer, episode, merged_notes.written, merged_notes.removed)
+        edits.update(noted.changes)
+        episode.notes.update(noted.records)
+        result.notes[:] = sorted(noted.records)
         parts = [f"merged ledger {theirs[:12]} ({result.episodes} episode(s))"]
         if result.taken:
             parts.append(f"took {len(result.taken)} file(s)")
@@ -220,6 +233,7 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
             "resolved": result.resolved,
             "kept": result.kept,
             "proposals": result.proposals,
+            "notes": result.notes,
             "episodes": brought,
         }
         return Draft(episode=episode, changes=edits)

@@ -15,7 +15,7 @@ from tinymem.errors import TinymemError
 if TYPE_CHECKING:
     from tinymem.statemap import StateView
 
-__all__ = ["entities_and_proposals", "episodes", "proposals"]
+__all__ = ["entities", "entities_and_proposals", "episodes", "notes", "proposals"]
 
 MAX_EPISODES = 50  # the newest ones: what anyone picks from a completion menu
 
@@ -45,6 +45,31 @@ def proposals(incomplete: str) -> list[tuple[str, str]]:
     """Pending proposal ids, each with its file and entities as the menu's help."""
     try:
         return list(_pending(incomplete))
+    except (TinymemError, OSError):
+        return []
+
+
+def notes(incomplete: str) -> list[tuple[str, str]]:
+    """Note ids (both scopes, removed ones too), each with its kind and first line."""
+    try:
+        from tinymem.notes.store import branch_notes, project_notes
+        from tinymem.repository import open_repo
+
+        view = _view()
+        found = {**project_notes(open_repo()), **({} if view is None else branch_notes(view))}
+        return [
+            (nid, f"{n.kind}: {(n.text.splitlines() or [''])[0][:60]}")
+            for nid, n in sorted(found.items())
+            if nid.startswith(incomplete)
+        ]
+    except (TinymemError, OSError):
+        return []
+
+
+def entities(incomplete: str) -> list[tuple[str, str]]:
+    """Files, then after `::` a file's live entities (`--on`)."""
+    try:
+        return list(_entities(incomplete)) if incomplete else []
     except (TinymemError, OSError):
         return []
 

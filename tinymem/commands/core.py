@@ -145,6 +145,13 @@ def status_cmd(
         from tinymem.branches.merged import merged_among
 
         merged = merged_among(repo, [d.path for d in report.drift])
+    from tinymem.notes.drift import Drift
+    from tinymem.notes.listing import note_statuses
+
+    # The whole tree was verified: the notes' drift reads that report; with PATHS, the notes'
+    # own files are verified.
+    notes = note_statuses(repo, view=view, report=report if selected is None else None)
+    drifted = [n for n in notes if n.drift is not Drift.CURRENT]
     if as_json:
         emit_json(
             {
@@ -168,11 +175,23 @@ def status_cmd(
                     for d in report.drift
                 ],
                 "pending_proposals": proposals,
+                "drifted_notes": [n.to_json() for n in drifted],
             }
         )
     else:
         styled = stdout_styled()
         rows = _status_rows(report, proposals, styled, repo.state_ref)
+        if drifted:
+            rows.append("")
+        for n in drifted:
+            gone = n.drift is Drift.ANCHOR_DELETED
+            targets = ", ".join(a.anchor.target for a in n.anchors if a.drift is not Drift.CURRENT)
+            rows.append(
+                f"Note {n.note.id} ({n.note.kind}) was written for an older version of"
+                f" {targets}"
+                + (": what it is about was deleted (tm note show " if gone else " (tm note show ")
+                + f"{n.note.id}; tm note confirm {n.note.id} if it still holds)."
+            )
         if merged is not None:
             found, files = merged
             how = "the merge" if found.what == "merge commit" else "the rebase or pull"

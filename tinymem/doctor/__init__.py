@@ -15,6 +15,7 @@ from tinymem.doctor.contents import check_artifacts, check_etv, check_rebuild
 from tinymem.doctor.install import check_grammars, check_hook, check_leftovers
 from tinymem.doctor.ledger import check_layout, check_refs, ref_fix
 from tinymem.doctor.model import API_KEY_VARS, check_config, check_keys, check_model
+from tinymem.doctor.notes import check_notes
 from tinymem.doctor.report import FAIL, OK, SKIP, WARN, DoctorReport, Finding
 from tinymem.errors import TinymemError
 from tinymem.repository import Repo, open_repo
@@ -63,6 +64,7 @@ def doctor(
             complete = check_artifacts(repo, view, report)
             if complete:
                 check_rebuild(repo, view, report)
+                check_notes(repo, view, report)
                 check_etv(repo, view, report)
             else:
                 for name in ("rebuild", "work tree"):

@@ -18,7 +18,7 @@ why) the same edits, to include in its own draft instead of making a second epis
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -370,21 +370,40 @@ def remove_note(repo: Repo, ident: str) -> Note:
 
 
 def restore_note(repo: Repo, ident: str) -> Note:
+    """Bring back a removed note; refused while another live note of its scope holds its key
+    (a merge gave the key to the note updated last)."""
+
     def update(view: StateView, note: Note, stamp: str) -> Note | None:
         if note.live:
             return None
+        if note.key is not None:
+            every = [*project_notes(repo).values(), *branch_notes(view).values()]
+            for other in every:
+                if other.live and other.key == note.key and other.scope == note.scope:
+                    raise UsageError(
+                        f"the key {note.key!r} is now note {other.id}'s; edit that one instead"
+                    )
         return note.with_changes(deleted=None, updated=stamp)
 
     return _one(repo, ident, "restored", update)
 
 
-def confirm_note(repo: Repo, ident: str) -> Note:
+def confirm_note(repo: Repo, ident: str, *, on_disk: Mapping[str, str] | None = None) -> Note:
     """Re-anchor a note to the current version of what it is about. An anchor whose entity or
-    file is gone cannot be confirmed: UsageError (remove the note, or write it again)."""
+    file is gone cannot be confirmed: UsageError (remove the note, or write it again); nor
+    one that `on_disk` (ETV's findings, `listing.disk_changes`) says differs in the work
+    tree: the State Map's version is not the one the user is looking at."""
 
     def update(view: StateView, note: Note, stamp: str) -> Note | None:
         anchors = []
         for anchor in note.anchors:
+            why = (on_disk or {}).get(anchor.target)
+            if why is not None:
+                path = anchor.target.partition(KEY_SEPARATOR)[0]
+                raise UsageError(
+                    f"{anchor.target} differs on disk ({why}): `tm adopt {path}` first (or"
+                    " restore it), then confirm the note"
+                )
             now = current_artifact(view, anchor.target)
             if now is None:
                 raise UsageError(

@@ -30,7 +30,7 @@ ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_BODY = 8 * 1024 * 1024
 ENDPOINTS = (
-    "/v1/chat/completions, /v1/models, /v1/user/code, /health, /doctor, /state, /recent,"
+    "/v1/chat/completions, /v1/models, /v1/user/code, /health, /doctor, /state, /notes, /recent,"
     " /episodes/ID"
 )
 
@@ -147,6 +147,7 @@ def make_app(settings: ServeSettings, access: Access) -> web.Application:
     app.router.add_get("/health", _sync(views.health))
     app.router.add_get("/doctor", _sync(views.doctor))
     app.router.add_get("/state", _sync(views.state))
+    app.router.add_get("/notes", _sync(views.notes))
     app.router.add_get("/recent", _recent)
     app.router.add_get("/episodes/{ref}", _sync(views.episode, "ref"))
     return app

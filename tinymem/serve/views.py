@@ -1,6 +1,6 @@
 """The read endpoints and `/v1/user/code`: each answers with the JSON of the matching
-`--json` command (`tm state`, `tm log`, `tm doctor`, `tm show`, `tm adopt`), computed by the
-same core functions. Synchronous: `app.py` runs them in worker threads."""
+`--json` command (`tm state`, `tm note list`, `tm log`, `tm doctor`, `tm show`, `tm adopt`),
+computed by the same core functions. Synchronous: `app.py` runs them in worker threads."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tinymem.repository import Repo, open_repo
 from tinymem.serve.chat import ServeSettings
 from tinymem.serve.errors import NotFound
 
-__all__ = ["doctor", "episode", "health", "models", "recent", "state", "user_code"]
+__all__ = ["doctor", "episode", "health", "models", "notes", "recent", "state", "user_code"]
 
 RECENT_DEFAULT = 20
 
@@ -49,9 +49,22 @@ def models(settings: ServeSettings) -> dict[str, Any]:
 
 
 def state(settings: ServeSettings) -> dict[str, Any]:
+    """`tm state --json`, and the live notes as `tm note list --json` gives them."""
     from tinymem.statelist import state_rows
 
-    return {"entities": state_rows(open_repo(settings.workdir))}
+    repo = open_repo(settings.workdir)
+    return {"entities": state_rows(repo), "notes": _notes(repo)}
+
+
+def notes(settings: ServeSettings) -> dict[str, Any]:
+    """As `tm note list --json`."""
+    return {"notes": _notes(open_repo(settings.workdir))}
+
+
+def _notes(repo: Repo) -> list[dict[str, Any]]:
+    from tinymem.notes.listing import note_statuses
+
+    return [s.to_json() for s in note_statuses(repo)]
 
 
 def recent(settings: ServeSettings, limit: str | None) -> list[dict[str, Any]]:
