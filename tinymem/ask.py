@@ -129,7 +129,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     for given, rel in zip(opts.files, files, strict=True):
         _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
-    memory = memory_for(repo, view, values)
+    memory = memory_for(repo, view, etv, values)
     hyd = hydrate(
         view,
         etv,
