@@ -146,6 +146,9 @@ def test_notes_from_a_reply_accepted_and_rejected(inited: Path, server: ModelSer
     assert rej.returncode == 0, rej.stderr
     assert [n.kind for n in read_notes(store)] == ["decision"]
     assert tm(inited, "diff", "--json").stdout.count('"id"') == 0
+    # The replay proof holds with a note written by an accept episode.
+    proof = tm(inited, "rebuild")
+    assert proof.returncode == 0, proof.stdout + proof.stderr
 
 
 def test_an_accepted_note_shows_in_the_next_prompt(inited: Path, server: ModelServer) -> None:
@@ -212,3 +215,5 @@ def test_reject_why_remembers_what_was_tried(inited: Path, server: ModelServer) 
     bad = tm(inited, "reject", q["id"], "--why", "  ")
     assert bad.returncode == 2 and "--why needs a reason" in bad.stderr
     assert len(read_notes(store)) == 1
+    proof = tm(inited, "rebuild")
+    assert proof.returncode == 0, proof.stdout + proof.stderr
