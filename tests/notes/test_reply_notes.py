@@ -129,6 +129,7 @@ def test_notes_from_a_reply_accepted_and_rejected(inited: Path, server: ModelSer
     shown = tm(inited, "diff", notes[0]["id"])
     assert "remember decision: fetch_user returns a dict" in shown.stdout
     assert "anchored to app.py::fetch_user" in shown.stdout
+    assert f"proposal {notes[0]['id']}  (note)\n" in shown.stdout
     # Accepting the code and the decision: one episode, the note anchored to the new text.
     acc = tm(inited, "accept", code[0]["id"], notes[0]["id"], "--json")
     assert acc.returncode == 0, acc.stderr

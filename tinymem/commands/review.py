@@ -88,7 +88,8 @@ def diff_cmd(
     con = out()
     for d in docs:
         ents = ", ".join(f"{e['op']} {e['symbol']}" for e in d["entities"])
-        con.print(f"[bold]proposal {d['id']}[/]  {escape(str(d['path']))}  {escape(ents)}")
+        where = "(note)" if d["note"] else str(d["path"])
+        con.print(f"[bold]proposal {d['id']}[/]  {escape(where)}  {escape(ents)}".rstrip())
         if d["blocked"]:
             con.print(f"  [red]blocked[/] {escape(d['blocked'])}")
             if not d["diff"]:
