@@ -173,3 +173,32 @@ def test_what_is_set_aside_holds_every_note_when_the_share_allows(texts: list[st
     notes = [_note(f"n{i}", "constraint", t) for i, t in enumerate(texts)]
     cap = Recall(notes, {}, 0.5).cap(1_000_000)
     assert len(recall(notes, {}, [], "", cap).shown) == len(notes)
+
+
+def test_what_a_request_is_about() -> None:
+    from tinymem.hydration.memory import about
+    from tinymem.ledger import Episode, Transition
+    from tinymem.records import State
+
+    ranked = [
+        ("a.py::named", 120.0),
+        ("a.py::Helper", 40.0),  # a class the named function makes
+        *((f"a.py::n{i}", 30.0 - i) for i in range(7)),  # neighbours: the first five count
+        ("a.py::weak", 2.0),
+    ]
+    assert about(ranked, frozenset({"a.py::Helper"}), []) == [
+        "a.py::named",
+        *(f"a.py::n{i}" for i in range(5)),
+    ]
+    # Changed by a recent episode is no reason by itself: its 20 points are set aside.
+    ep = Episode(kind="accept", summary="")
+    ep.transitions = [Transition("b.py::touched", None, State.AUTHORITATIVE, "0" * 40, "x")]
+    assert about([("b.py::touched", 22.0)], frozenset(), [("c", ep)]) == ["b.py::touched"]
+    assert about([("b.py::touched", 21.0), ("b.py::x", 3.0)], frozenset(), [("c", ep)]) == [
+        "b.py::x"
+    ]
+    # Words alone: the first few, when about as strong as the best.
+    assert about([("k::a", 4.0), ("k::b", 3.0), ("k::c", 1.0)], frozenset(), []) == [
+        "k::a",
+        "k::b",
+    ]

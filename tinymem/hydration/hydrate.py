@@ -20,7 +20,7 @@ from itertools import pairwise
 from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
 from tinymem.hydration.excerpts import file_part
-from tinymem.hydration.memory import Recall, recall
+from tinymem.hydration.memory import Recall, about, recall
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, rank
 from tinymem.ledger import Episode
@@ -31,11 +31,6 @@ __all__ = ["Hydration", "estimate_tokens", "hydrate"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LARGE_SHARE = 0.25  # of the budget: a container costing more is shown by its members
-RECENT = 20  # the score an entity changed by one of the last episodes gets
-NEAR = 15  # a score the request gave (a neighbour's at least): its notes are recalled
-TOP = 3  # the most relevant entities, whatever their score: a request in other words
-NAMED = 100  # a score only naming an entity (or its file) gives
-NEIGHBOURS = 5  # of the entities the named ones use or are used by, those whose notes come
 
 
 def estimate_tokens(text: str) -> int:
@@ -52,7 +47,6 @@ class Candidate:
     rec: EntityRecord
     doc: Doc  # what ranking reads: key, path, symbol, text
     score: float = 0.0
-    recent: bool = False  # changed by a recent episode (its score holds RECENT for that)
 
     @property
     def key(self) -> str:
@@ -153,8 +147,7 @@ def _score(
         if c.meta.path in wanted:
             c.score += 500  # the user named the file explicitly: it comes first
         if c.key in recent_keys:
-            c.score += RECENT
-            c.recent = True
+            c.score += 20
     # Neighbours: what the strongest matches call or mention comes next.
     referenced: set[str] = set()
     for c in cands:
@@ -198,33 +191,6 @@ def _containers(cands: list[Candidate]) -> set[str]:
         for a, b in pairwise(group):
             if a.holds(b):
                 out.add(a.key)
-    return out
-
-
-def _about(cands: list[Candidate], holders: frozenset[str]) -> list[str]:
-    """The entities a request is about, most relevant first: those it names, the first
-    `NEIGHBOURS` functions they use (`NEAR`; not the classes they make), and the `TOP` few
-    its words alone point at about as strongly as at the first; what recent episodes changed
-    counts only by what the request says of it. Every entity BM25 touches (or every name a
-    large class uses) would recall notes on code the request merely brushes against."""
-    asked = sorted(
-        ((c.score - (RECENT if c.recent else 0), i) for i, c in enumerate(cands)),
-        key=lambda t: (-t[0], t[1]),
-    )
-    best = asked[0][0] if asked else 0.0
-    out: list[str] = []
-    near = 0
-    for place, (score, i) in enumerate(asked):
-        if score >= NAMED:
-            out.append(cands[i].key)
-        elif score >= NEAR and near < NEIGHBOURS:
-            if cands[i].key not in holders:  # a class it only instantiates: not about it
-                near += 1
-                out.append(cands[i].key)
-        elif place < TOP and score > 0 and score >= best / 2:
-            out.append(cands[i].key)
-        elif place >= TOP and score < NEAR:
-            break
     return out
 
 
@@ -313,9 +279,10 @@ def hydrate(
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
-    mem = (
-        recall(memory.notes, memory.marks, _about(cands, holders), prompt, cap) if memory else None
-    )
+    mem = None
+    if memory is not None:
+        ranked = [(c.key, c.score) for c in cands]
+        mem = recall(memory.notes, memory.marks, about(ranked, holders, recent), prompt, cap)
     if mem is not None:
         room += cap - mem.tokens
     map_lines: list[str] = []

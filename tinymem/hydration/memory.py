@@ -6,7 +6,7 @@ request in; the block's text and the notes it holds out. No model is asked.
 Which notes, in this order, while the share lasts:
 1. every constraint (a constraint nobody repeats is a constraint the model breaks);
 2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
-   a neighbour of one named, or among the few its words rank first: `hydrate._about`), to
+   a neighbour of one named, or among the few its words rank first: `about`), to
    its container or member, or to its file, in the order of the entities' relevance;
 3. the other notes (facts, plans, plain notes, and decisions, gotchas and `tried` notes
    anchored to nothing) whose text or anchors share words with the request (identifiers
@@ -23,9 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from tinymem.ledger import Episode
 from tinymem.notes.model import Note
+from tinymem.records import State
 
-__all__ = ["ANCHORED_KINDS", "Mark", "Memory", "Recall", "note_words", "recall"]
+__all__ = ["ANCHORED_KINDS", "Mark", "Memory", "Recall", "about", "note_words", "recall"]
 
 ANCHORED_KINDS = frozenset({"decision", "gotcha", "tried"})
 
@@ -89,6 +91,53 @@ def _anchor_words(note: Note) -> frozenset[str]:
         path, sep, symbol = a.target.partition("::")
         names.append(symbol if sep else path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     return note_words(" ".join(names).replace(".", " "))
+
+
+RECENT = 20  # the score hydration gives an entity one of the last episodes changed
+NEAR = 15  # a neighbour's score (what a named entity uses): its notes are recalled
+NAMED = 100  # a score only naming an entity (or its file) gives
+NEIGHBOURS = 5  # of the functions the named entities use, those whose notes come
+TOP = 3  # the most relevant entities, whatever their score: a request in other words
+
+
+def about(
+    ranked: Sequence[tuple[str, float]],
+    holders: frozenset[str],
+    recent: Sequence[tuple[str, Episode]],
+) -> list[str]:
+    """The entities a request is about, most relevant first, from hydration's ranking (key,
+    score; most relevant first): those it names, the first `NEIGHBOURS` functions they use
+    (`NEAR`; not the classes they make: `holders`), and the `TOP` few its words alone point
+    at about as strongly as at the first; what `recent` episodes changed counts only by what
+    the request says of it. Every entity BM25 touches (or every name a large class uses)
+    would recall notes on code the request merely brushes against."""
+    changed = {
+        t.entity
+        for _, ep in recent
+        if ep.kind != "init"
+        for t in ep.transitions
+        if t.to_state is State.AUTHORITATIVE
+    }
+    asked = sorted(
+        ((score - (RECENT if key in changed else 0), i) for i, (key, score) in enumerate(ranked)),
+        key=lambda t: (-t[0], t[1]),
+    )
+    best = asked[0][0] if asked else 0.0
+    out: list[str] = []
+    near = 0
+    for place, (score, i) in enumerate(asked):
+        key = ranked[i][0]
+        if score >= NAMED:
+            out.append(key)
+        elif score >= NEAR and near < NEIGHBOURS:
+            if key not in holders:  # a class it only instantiates: not about it
+                near += 1
+                out.append(key)
+        elif place < TOP and score > 0 and score >= best / 2:
+            out.append(key)
+        elif place >= TOP and score < NEAR:
+            break
+    return out
 
 
 def _touches(target: str, keys: Sequence[str]) -> int | None:
