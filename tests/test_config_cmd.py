@@ -84,6 +84,14 @@ def test_defaults_with_sources_exact(repo: Path) -> None:
                 "default": "1",
                 "help": "repair rounds for blocked proposals (0: none)",
             },
+            {
+                "key": "memoryShare",
+                "value": "0.15",
+                "source": "default",
+                "env": "TM_MEMORY_SHARE",
+                "default": "0.15",
+                "help": "share of the budget the notes may take in a prompt (0: no notes)",
+            },
         ]
     }
     text = tma(repo, "config").stdout.splitlines()

@@ -35,10 +35,13 @@ from tinymem.edits.stubs import placeholder_members
 from tinymem.errors import HeadMovedError, StaleError, UnsafePathError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
+from tinymem.notes.model import Note
+from tinymem.notes.proposed import fresh_id, proposal_note, rejection_note
+from tinymem.notes.store import check_text, note_edits
 from tinymem.proposalrecords import Proposal, pending, store
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
-from tinymem.statemap import PROPOSALS, EntityRecord, StateView
+from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
 from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
@@ -164,6 +167,13 @@ def plan(
     for p in proposals:
         check = Check(p)
         result.checks.append(check)
+        if p.note is not None:  # a note writes no file: the user's word is its only gate
+            check.gates += [
+                GateResult("A", True, "pass"),
+                GateResult("ETV", True, "pass"),
+                GateResult("B", True, "accepted by the user"),
+            ]
+            continue
         if p.path is None or p.kind == "unresolved":
             check.gates.append(
                 GateResult("A", False, "UNRESOLVED: no provable file; never promoted")
@@ -633,6 +643,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
             id=episode_id,
         )
         edits: TreeEdits = {}
+        changed_meta: dict[str, FileMeta | None] = {}  # what note anchors see after the accept
         cache = SymbolCache(repo.cache_dir)
         try:
             for fp in changed + applied:
@@ -643,6 +654,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                     e.symbol: e.base for p in accepted if p.path == fp.path for e in p.entities
                 }
                 if fp.after is None:
+                    changed_meta[fp.path] = None
                     if old is not None:
                         apply_update(
                             writer,
@@ -669,11 +681,13 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                     if rec.episode == episode.id and name in base_by_symbol:
                         update.meta.entities[name] = replace(rec, base=base_by_symbol[name])
                 apply_update(writer, update, episode, edits)
+                changed_meta[fp.path] = update.meta
         finally:
             cache.close()
         for p in accepted:
             edits[f"{PROPOSALS}/{p.id}"] = None
             episode.proposals[p.id] = None
+        notes = _accepted_notes(repo, view, accepted, episode, changed_meta)
         attachments = {}
         for i, (_key, text) in enumerate(sorted(plan_.overwritten.items())):
             attachments[f"overwritten-{i}"] = text
@@ -685,7 +699,10 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
         }
         if via is not None:
             episode.details["via"] = via
-        return Draft(episode=episode, changes=edits, attachments=attachments)
+        draft = Draft(episode=episode, changes=edits, attachments=attachments)
+        if notes:
+            note_edits(repo, writer, episode, notes).include(draft)
+        return draft
 
     def record() -> Committed:
         committed = commit_episode(repo, operation, ref=ref)
@@ -706,6 +723,24 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
             f" writing (a `git switch`?): the accept was rolled back, the files it wrote have"
             f" their text back and its proposals are still pending on {exc.started}"
         ) from None
+
+
+def _accepted_notes(
+    repo: Repo,
+    view: StateView,
+    accepted: list[Proposal],
+    episode: Episode,
+    changed: dict[str, FileMeta | None],
+) -> list[Note]:
+    """The notes of the accepted note proposals, anchored to what is live once this accept's
+    file records (`changed`) are in: a function the same accept changes or adds is anchored
+    to its new text, never the old one (which would show the note as drifted at once)."""
+    taken: set[str] = set()
+    return [
+        proposal_note(view, p, fresh_id(repo, view, taken), episode.time, episode.id, changed)
+        for p in accepted
+        if p.note is not None
+    ]
 
 
 def accept(
@@ -769,17 +804,28 @@ def reject(
     why: str | None = None,
     via: str | None = None,
 ) -> Committed:
-    """`why`: the reason given, recorded with the episode; `via` as for `accept`."""
+    """Mark proposals rejected. `why`: each rejection is also remembered, in the same
+    episode, as a `tried` note on what the proposal changed ("rejected: ...: why"), so the
+    next prompt about those entities says what was rejected and why; `via` as for `accept`."""
+    if why is not None:
+        if not why.strip():
+            raise UsageError("--why needs a reason: it was empty; nothing was rejected")
+        why = check_text(why)
     chosen_ids = [p.id for p in select(current(repo), refs, every)]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
         episode = Episode(kind="reject", summary="rejected " + ", ".join(chosen_ids))
         edits: TreeEdits = {}
         props = pending(view)
+        notes: list[Note] = []
+        taken: set[str] = set()
         for pid in chosen_ids:
             prop = props.get(pid)
             if prop is None:
                 continue
+            if why is not None:
+                note_id = fresh_id(repo, view, taken)
+                notes.append(rejection_note(view, prop, why, note_id, episode.time, episode.id))
             prop.status = "rejected"
             oid = store(writer, prop)
             edits[f"{PROPOSALS}/{pid}"] = (MODE_TREE, oid)
@@ -790,7 +836,10 @@ def reject(
             episode.details["why"] = why
         if via is not None:
             episode.details["via"] = via
-        return Draft(episode=episode, changes=edits)
+        draft = Draft(episode=episode, changes=edits)
+        if notes:
+            note_edits(repo, writer, episode, notes).include(draft)
+        return draft
 
     committed = commit_episode(repo, operation)
     assert committed is not None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from tinymem import config as cfg
+from tinymem.askmemory import memory_for
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
 from tinymem.errors import ModelError, UsageError
@@ -128,6 +129,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     for given, rel in zip(opts.files, files, strict=True):
         _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
+    memory = memory_for(repo, view, etv, values)
     hyd = hydrate(
         view,
         etv,
@@ -137,6 +139,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
         recent=recent,
         reserve=reserve,
         cache_dir=repo.cache_dir,
+        memory=memory,
     )
     notices = _stale_notices(view, hyd.stale, opts.prompt, files)
     notices += _left_out(view, hyd, files)

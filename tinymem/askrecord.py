@@ -132,6 +132,8 @@ def _draft(
         "mapped": len(hyd.mapped),
         "stale": hyd.stale,
     }
+    if hyd.memory:
+        details["notes"] = hyd.memory  # the notes the prompt recalled (PROJECT MEMORY)
     if opts.continues:
         details["continues"] = opts.continues
     attachments = {"prompt.txt": opts.prompt.encode(), "messages.json": _dump(conversation(result))}
@@ -163,6 +165,8 @@ def _draft(
         etv_now = verify(repo, view)
         stale, drifted = etv_now.stale_keys(), {d.path for d in etv_now.drift}
         for p in proposals:
+            if p.note is not None:
+                p.note["source"] = f"model:{prep.model}"
             p.gates["ETV"] = etv_gate(p, stale, drifted)
             oid = store(writer, p)
             edits[f"{PROPOSALS}/{p.id}"] = (MODE_TREE, oid)

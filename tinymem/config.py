@@ -37,6 +37,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("timeout", "TM_TIMEOUT", "120", "seconds to wait for the model"),
     Setting("maxReply", "TM_MAX_REPLY", "200000", "largest reply accepted, in characters"),
     Setting("repair", "TM_REPAIR", "1", "repair rounds for blocked proposals (0: none)"),
+    Setting(
+        "memoryShare",
+        "TM_MEMORY_SHARE",
+        "0.15",
+        "share of the budget the notes may take in a prompt (0: no notes)",
+    ),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 NUMERIC_SETTINGS = ("budget", "context", "timeout", "maxReply")
@@ -105,6 +111,24 @@ def repair_rounds(values: dict[str, Value]) -> int:
     if not 0 <= n <= MAX_REPAIR:
         raise UsageError(f"repair must be 0 to {MAX_REPAIR}, got {n} (from {v.source})")
     return n
+
+
+MAX_MEMORY_SHARE = 0.5  # past half the budget, notes would crowd out the code they are about
+
+
+def memory_share(values: dict[str, Value]) -> float:
+    """`memoryShare`: the fraction of the prompt budget recalled notes may take."""
+    v = values["memoryShare"]
+    try:
+        share = float(v.value if v.value is not None else "0.15")
+    except ValueError:
+        share = -1.0
+    if not 0 <= share <= MAX_MEMORY_SHARE:  # also NaN
+        raise UsageError(
+            f"memoryShare must be a number from 0 to {MAX_MEMORY_SHARE}, got {v.value!r}"
+            f" (from {v.source})"
+        )
+    return share
 
 
 # tm's own secret for its own server, not a provider's key: `tm config serveToken T` may
@@ -191,6 +215,8 @@ def write_setting(repo: Repo | None, key: str, value: str, *, global_: bool) -> 
         )
     if s.key in NUMERIC_SETTINGS:
         as_int({s.key: Value(s.key, value, "argument")}, s.key)
+    if s.key == "memoryShare":
+        memory_share({s.key: Value(s.key, value, "argument")})
     if not value.strip():
         raise UsageError(f"{s.key} needs a value")
     if s.key == "apiBase":

@@ -49,12 +49,18 @@ class Proposal:
     # "named": the reply (or the request, see `edits.proposals`) named the file; "inferred":
     # correlation chose it, and `tm accept ID --path FILE` is the user confirming it.
     placement: str = "named"
+    # kind "note": what a NOTE line asks to remember, {"kind", "text", "anchors": [targets],
+    # "source"} (`edits/noteproposals.py`); accepting it writes the note (`notes/`)
+    note: dict[str, Any] | None = None
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]
 
     def to_bytes(self) -> bytes:
-        return json.dumps(asdict(self), indent=1, ensure_ascii=False).encode() + b"\n"
+        raw = asdict(self)
+        if raw["note"] is None:
+            del raw["note"]  # the records of code proposals stay as they were
+        return json.dumps(raw, indent=1, ensure_ascii=False).encode() + b"\n"
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Proposal:

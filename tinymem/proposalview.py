@@ -38,6 +38,7 @@ def proposal_doc(repo: Repo, view: StateView, p: Proposal) -> dict[str, Any]:
         "gates": [{"gate": g.gate, "ok": g.ok, "detail": g.detail} for g in check.gates],
         "blocked": None if check.ok or check.blocked is None else blocked_line(check),
         "notes": check.notes,
+        "note": p.note,
         "diff": diff,
         "added": sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++")),
         "removed": sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---")),

@@ -122,6 +122,7 @@ def ask_cmd(
                     "messages": prep.hydration.messages,
                     "hydrated": prep.hydration.hydrated,
                     "stale": prep.hydration.stale,
+                    "notes": prep.hydration.memory,
                 }
             )
             return
@@ -203,8 +204,9 @@ def ask_cmd(
     rows = [
         [
             p.id,
-            p.path or "?",
-            ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or "-",
+            p.path or ("(note)" if p.note else "?"),
+            ", ".join(f"{e.op} {e.symbol}" for e in p.entities)
+            or (f"{p.note['kind']}: {p.note['text']}" if p.note else "-"),
             p.kind,
             p.confidence,
             str(p.round + 1) + (f" (repairs {p.repairs})" if p.repairs else ""),
@@ -336,6 +338,7 @@ def _json_doc(result: AskResult, promoted: list[str]) -> dict[str, Any]:
                 "repairs": p.repairs,
                 "status": p.status,
                 "superseded_by": p.superseded_by,
+                "note": p.note,
             }
             for p in proposals
         ],

@@ -58,7 +58,8 @@ def diff_cmd(
     con = out()
     for d in docs:
         ents = ", ".join(f"{e['op']} {e['symbol']}" for e in d["entities"])
-        con.print(f"[bold]proposal {d['id']}[/]  {escape(str(d['path']))}  {escape(ents)}")
+        where = "(note)" if d["note"] else str(d["path"])
+        con.print(f"[bold]proposal {d['id']}[/]  {escape(where)}  {escape(ents)}".rstrip())
         if d["blocked"]:
             con.print(f"  [red]blocked[/] {escape(d['blocked'])}")
             if not d["diff"]:
@@ -67,6 +68,11 @@ def diff_cmd(
                 f"  [yellow]placement[/] inferred: this is what `tm accept {d['id']} --path"
                 f" {escape(str(d['path']))}` would write"
             )
+        if d["note"]:
+            asked = d["note"]
+            on = ", ".join(asked["anchors"]) or "nothing (the reply changed no code)"
+            con.print(f"  [yellow]remember[/] {asked['kind']}: {escape(asked['text'])}")
+            con.print(f"  [yellow]anchored to[/] {escape(on)}")
         for note in d["notes"]:
             con.print(f"  [yellow]note[/] {escape(note)}")
         if stat:
@@ -168,7 +174,8 @@ def _report_accept(result: AcceptResult) -> None:
     for c in result.plan.checks:
         gates = "  ".join(f"{g.gate}:{'pass' if g.ok else 'BLOCKED'}" for g in c.gates)
         if c.ok:
-            con.print(f"promoted {c.proposal.id}  {escape(c.proposal.path or '?')}  {gates}")
+            where = c.proposal.path or ("(note)" if c.proposal.note else "?")
+            con.print(f"promoted {c.proposal.id}  {escape(where)}  {gates}")
             for note in c.notes:
                 con.print(f"  note: {escape(note)}")
     from tinymem.gitobjects import blob_id
@@ -208,17 +215,40 @@ def reject_cmd(
         metavar="[ID|ENTITY]...",
     ),
     every: bool = typer.Option(False, "--all", help="Every pending proposal."),
+    why: str = typer.Option(
+        None,
+        "--why",
+        metavar="TEXT",
+        help="Remember why: each rejection becomes a `tried` note on what the proposal"
+        ' changed ("rejected: ...: TEXT"), shown to the model the next time a prompt is'
+        " about that code.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was rejected as JSON."),
 ) -> None:
-    """Drop proposals from the pending set; their artifacts stay in the vault."""
+    """Drop proposals from the pending set; their artifacts stay in the vault.
+
+    With --why, the reason is kept as a `tried` note in the same episode (`tm note list
+    --kind tried`), so the model is told what was rejected and why instead of proposing it
+    again.
+    """
     from tinymem.accept import reject, select
     from tinymem.ledger import current
     from tinymem.sync import open_synced
 
     repo = open_synced()
     chosen = [p.id for p in select(current(repo), list(refs or []), every)]
-    committed = reject(repo, list(refs or []), every=every)
+    committed = reject(repo, list(refs or []), every=every, why=why)
+    notes = sorted(committed.episode.notes)
     if as_json:
-        emit_json({"episode": committed.episode.id, "commit": committed.commit, "rejected": chosen})
+        emit_json(
+            {
+                "episode": committed.episode.id,
+                "commit": committed.commit,
+                "rejected": chosen,
+                "notes": notes,
+            }
+        )
         return
     out().print(f"{committed.episode.summary} (episode {committed.episode.id}).")
+    if notes:
+        out().print(f"Remembered as tried note(s) {', '.join(notes)}: `tm note list --kind tried`.")

@@ -56,10 +56,11 @@ def check_config(
             cfg.as_int(values, key)
         except UsageError as exc:
             bad.append(str(exc))
-    try:
-        cfg.repair_rounds(values)
-    except UsageError as exc:
-        bad.append(str(exc))
+    for check in (cfg.repair_rounds, cfg.memory_share):
+        try:
+            check(values)
+        except UsageError as exc:
+            bad.append(str(exc))
     shown = [
         f"{v.key} = {_shown(v) if v.value is not None else '(not set)'}  ({v.source})"
         for v in values.values()

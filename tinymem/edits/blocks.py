@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tinymem.edits.directives import DeleteDirective
 from tinymem.edits.elisions import find_elisions
+from tinymem.edits.notelines import NoteDirective
 
 __all__ = ["Block", "ParsedReply", "join_lines", "make_block"]
 
@@ -38,6 +39,7 @@ class ParsedReply:
     blocks: tuple[Block, ...]
     deletes: tuple[DeleteDirective, ...]
     prose: str  # the reply outside code blocks (for the record)
+    notes: tuple[NoteDirective, ...] = ()  # NOTE lines (`notelines.py`), outside code blocks
 
 
 def join_lines(lines: list[str]) -> str:

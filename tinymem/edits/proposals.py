@@ -31,6 +31,7 @@ from tinymem.edits.fragments import (
     shrunk_in_file,
 )
 from tinymem.edits.gates import etv_gate, gate_b, structure_gate
+from tinymem.edits.noteproposals import note_proposals
 from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
@@ -193,6 +194,7 @@ def build(
             outcome.refused.append({"path": raw_path, "reason": str(exc), "repairable": False})
             continue
         outcome.proposals.append(_deletion(ctx, path, symbol))
+    outcome.proposals += note_proposals(parsed.notes, outcome.proposals, ctx.new_id, episode_id)
     return outcome
 
 

@@ -39,6 +39,7 @@ from tinymem.edits.directives import DeleteDirective, delete_target
 from tinymem.edits.fences import OPEN_FENCE_RE, Fence, heading_path, split_fences
 from tinymem.edits.formats import bare_edit_blocks, edit_blocks
 from tinymem.edits.infostring import parse_info
+from tinymem.edits.notelines import NoteDirective, note_directive
 from tinymem.edits.spacedpaths import existing_file
 from tinymem.edits.unfenced import unfenced_region
 from tinymem.errors import UnsafePathError
@@ -166,6 +167,11 @@ def _parse_lines(lines: list[str], *, nested: bool, interrupted: bool = False) -
         for i in outside
         if i >= thinking and (target := delete_target(lines[i])) is not None
     )
+    notes = tuple(
+        NoteDirective(*found, i + 1)
+        for i in outside
+        if i >= thinking and (found := note_directive(lines[i])) is not None
+    )
     blocks: list[Block] = []
     if fences:
         floor = thinking
@@ -176,24 +182,24 @@ def _parse_lines(lines: list[str], *, nested: bool, interrupted: bool = False) -
             blocks.extend(_fence_blocks(lines, fence, language, (path, spaced), floor, nested))
             floor = (fence.close_index if fence.close_index is not None else len(lines)) + 1
         prose = "\n".join(lines[i] for i in outside).strip()
-        return ParsedReply(tuple(blocks), deletes, prose)
+        return ParsedReply(tuple(blocks), deletes, prose, notes)
     if interrupted:
         # Code with no fences has no end to tell a finished block by.
-        return ParsedReply((), deletes, "\n".join(lines).strip())
-    skip = {d.line - 1 for d in deletes} | set(range(thinking))
+        return ParsedReply((), deletes, "\n".join(lines).strip(), notes)
+    skip = {d.line - 1 for d in deletes} | {n.line - 1 for n in notes} | set(range(thinking))
     edits, used = bare_edit_blocks(lines, skip)
     if edits:
         prose = "\n".join(line for i, line in enumerate(lines) if i not in used).strip()
-        return ParsedReply(tuple(edits), deletes, prose)
+        return ParsedReply(tuple(edits), deletes, prose, notes)
     region = unfenced_region(lines, skip)
     if region is None:
-        return ParsedReply((), deletes, "\n".join(lines).strip())
+        return ParsedReply((), deletes, "\n".join(lines).strip(), notes)
     first, last = region
     body = [line for i, line in enumerate(lines[first : last + 1], first) if i not in skip]
     blocks = _blocks_from_body(body, join_lines(body), None, None, None, 0, False)
     prose_lines = lines[:first] + [lines[i] for i in sorted(skip) if first <= i <= last]
     prose = "\n".join(prose_lines + lines[last + 1 :]).strip()
-    return ParsedReply(tuple(blocks), deletes, prose)
+    return ParsedReply(tuple(blocks), deletes, prose, notes)
 
 
 def _fence_blocks(

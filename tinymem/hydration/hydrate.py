@@ -22,6 +22,7 @@ from tinymem.etv import EtvReport
 from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.index import corpus_for
+from tinymem.hydration.memory import RECENT, Recall, about, recall
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, Request, score
 from tinymem.ledger import Episode
@@ -76,6 +77,7 @@ class Hydration:
     tokens: int = 0
     budget: int = 0
     context: str = ""  # the user message without its [REQUEST]: what `tm serve` injects
+    memory: list[str] = field(default_factory=list)  # ids of the notes shown (PROJECT MEMORY)
 
     def injected(self, conversation: list[dict[str, str]]) -> list[dict[str, str]]:
         """A client's conversation with tm's system prompt and context in front (`tm serve`):
@@ -118,7 +120,7 @@ def _score(
         if ep.kind != "init":
             for t in ep.transitions:
                 if t.to_state is State.AUTHORITATIVE:
-                    scores[t.entity] = scores.get(t.entity, 0.0) + 20
+                    scores[t.entity] = scores.get(t.entity, 0.0) + RECENT
     pool = _Pool(view, stale, Request.parse(prompt).paths | frozenset(files))
     cands = pool.add(scores)
     wanted = set(files)
@@ -308,10 +310,13 @@ def hydrate(
     recent: list[tuple[str, Episode]],
     reserve: int = 0,
     cache_dir: str | None = None,
+    memory: Recall | None = None,
 ) -> Hydration:
     """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
     one follow-up in the same conversation) still fits it. `cache_dir`: where the relevance
-    index lives (`.git/tinymem/`); without one it is built in memory for this call."""
+    index lives (`.git/tinymem/`); without one it is built in memory for this call.
+    `memory`: the notes to recall (`memory.py`), in a block ahead of the code under their
+    share of the budget."""
     stale = sorted(etv.stale_keys())
     cands, holders = _score(view, corpus_for(view, cache_dir), set(stale), prompt, files, recent)
     system = system_prompt()
@@ -319,7 +324,10 @@ def hydrate(
     notice = state_notice(stale)
     recent_text = recent_window(recent)
     fixed = estimate_tokens(system) + estimate_tokens(notice + recent_text + tail) + 16
-    room = budget - fixed - reserve
+    # The notes' share is set aside before the code is chosen (which notes are recalled
+    # depends on the code shown); what they leave unused goes to the signature map.
+    cap = memory.cap(budget) if memory is not None else 0
+    room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
     read: dict[str, bytes] = {}
     state = _state_section(chosen, view, read)
@@ -329,6 +337,12 @@ def hydrate(
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read)
     room -= estimate_tokens(state)
+    mem = None
+    if memory is not None:
+        ranked = [(c.key, c.score) for c in cands]
+        mem = recall(memory.notes, memory.marks, about(ranked, holders, recent), prompt, cap)
+    if mem is not None:
+        room += cap - mem.tokens
     map_lines: list[str] = []
     map_keys: list[str] = []
     # The signature map follows relevance too, so what is nearly relevant is listed first;
@@ -347,7 +361,7 @@ def hydrate(
         room -= cost
         map_lines.append(line)
         map_keys.append(c.key)
-    sections = [notice, recent_text, state]
+    sections = [notice, recent_text, mem.text if mem else "", state]
     if map_lines:
         sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
     context = "".join(sections)
@@ -361,4 +375,5 @@ def hydrate(
         tokens=estimate_tokens(system) + estimate_tokens(user),
         budget=budget,
         context=context,
+        memory=list(mem.shown) if mem else [],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tinymem.edits.directives import DELETE_DIRECTIVE_HELP
+from tinymem.edits.notelines import NOTE_DIRECTIVE_HELP
 from tinymem.ledger import Episode
 
 __all__ = [
@@ -31,11 +32,12 @@ Answer with code in fenced blocks. Rules:
 6. Only use paths inside the repository. Do not edit entities listed in a STATE NOTICE.
 7. A unified diff or a SEARCH/REPLACE block is accepted too, when its context lines match
    the current text exactly.
+8. {note}
 Keep prose short."""
 
 
 def system_prompt() -> str:
-    return SYSTEM_PROMPT.format(delete=DELETE_DIRECTIVE_HELP)
+    return SYSTEM_PROMPT.format(delete=DELETE_DIRECTIVE_HELP, note=NOTE_DIRECTIVE_HELP)
 
 
 def state_notice(stale: list[str]) -> str:

@@ -23,7 +23,8 @@ __all__ = ["link"]
 
 def _same_change(a: Proposal, b: Proposal) -> bool:
     def key(p: Proposal) -> tuple[object, ...]:
-        return (p.path, p.kind, p.format, tuple((e.symbol, e.op, e.artifact) for e in p.entities))
+        entities = tuple((e.symbol, e.op, e.artifact) for e in p.entities)
+        return (p.path, p.kind, p.format, entities, (p.note or {}).get("text"))
 
     return key(a) == key(b)
 
@@ -39,6 +40,8 @@ def link(new: list[Proposal], sent: list[RepairItem], earlier: list[Proposal]) -
     answered: list[Proposal] = []
     for q in kept:
         chosen: Proposal | None = None
+        if q.note is not None:
+            continue  # a note repairs no code, even one whose block named no file
         if q.path in named:
             changes = {e.symbol for e in q.entities}
             same_file = [item for item in targets if item.path == q.path]

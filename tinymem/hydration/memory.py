@@ -1,0 +1,241 @@
+"""Project memory in the prompt: which notes a request is shown, inside their share of the budget.
+
+Pure: notes, what each note's anchors are now (`Mark`), the entities hydration chose and the
+request in; the block's text and the notes it holds out. No model is asked.
+
+Which notes, in this order, while the share lasts:
+1. every constraint (a constraint nobody repeats is a constraint the model breaks);
+2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
+   a neighbour of one named, or among the few its words rank first: `about`), to
+   its container or member, or to its file, in the order of the entities' relevance;
+3. the other notes (facts, plans, plain notes, and decisions, gotchas and `tried` notes
+   anchored to nothing) whose text or anchors share words with the request (identifiers
+   split into their parts, a few word endings set aside), most shared words first. An
+   anchored decision comes by its anchor only: the words of a note about other code say
+   little (`Session` is in half the notes of requests).
+A note that does not fit is left out and the next one tried: the block never exceeds its share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from tinymem.ledger import Episode
+from tinymem.notes.model import Note
+from tinymem.records import State
+
+__all__ = ["ANCHORED_KINDS", "Mark", "Memory", "Recall", "about", "note_words", "recall"]
+
+ANCHORED_KINDS = frozenset({"decision", "gotcha", "tried"})
+
+
+class Mark(Enum):
+    """What a note's anchors are now, as the prompt says it."""
+
+    CURRENT = ""
+    DRIFTED = " [DRIFTED: written for an older version of this code]"
+    ANCHOR_DELETED = " [ANCHOR DELETED: the code it is about is gone]"
+
+
+@dataclass(frozen=True)
+class Memory:
+    text: str  # the block, "" when no note is shown
+    shown: tuple[str, ...]  # note ids, in the block's order
+    tokens: int
+
+
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# Words that say nothing about which note a request needs.
+_STOP = frozenset(
+    """the and for with that this from into onto when what which where why how are was were
+    been being have has had not but all any can could should would will shall may might must
+    its it's our your their them they then than there here also only just very more most some
+    such each every other use used uses using make makes made get gets set sets add adds new
+    code file files function functions method methods class classes call calls called please
+    change changes changed write writes need needs want wants does doing done let lets see
+    about like one two way ways thing things keep keeps still now""".split()  # noqa: SIM905
+)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 5 and word.endswith("ies"):
+        return word[:-3] + "y"
+    for end in ("ing", "ed", "es", "s"):
+        if len(word) > len(end) + 3 and word.endswith(end):
+            return word[: -len(end)]
+    return word
+
+
+def note_words(text: str) -> frozenset[str]:
+    """The content words of a text: identifiers split into parts (`mergeSetting`,
+    `merge_setting` → merge, setting), lowercased and stemmed, stop words left out."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(text):
+        parts = [p for piece in token.split("_") for p in _PART.findall(piece)]
+        for part in parts or [token]:
+            word = part.lower()
+            if len(word) >= 3 and word not in _STOP:
+                out.add(_stem(word))
+    return frozenset(out)
+
+
+def _anchor_words(note: Note) -> frozenset[str]:
+    """The anchored entities' names (a file's own name for a file): directories and
+    extensions (`src`, `py`) would match every request."""
+    names = []
+    for a in note.anchors:
+        path, sep, symbol = a.target.partition("::")
+        names.append(symbol if sep else path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return note_words(" ".join(names).replace(".", " "))
+
+
+RECENT = 20  # the score hydration gives an entity one of the last episodes changed
+NEAR = 15  # a neighbour's score (what a named entity uses): its notes are recalled
+NAMED = 100  # a score only naming an entity (or its file) gives
+NEIGHBOURS = 5  # of the functions the named entities use, those whose notes come
+TOP = 3  # the most relevant entities, whatever their score: a request in other words
+
+
+def about(
+    ranked: Sequence[tuple[str, float]],
+    holders: frozenset[str],
+    recent: Sequence[tuple[str, Episode]],
+) -> list[str]:
+    """The entities a request is about, most relevant first, from hydration's ranking (key,
+    score; most relevant first): those it names, the first `NEIGHBOURS` functions they use
+    (`NEAR`; not the classes they make: `holders`), and the `TOP` few its words alone point
+    at about as strongly as at the first; what `recent` episodes changed counts only by what
+    the request says of it. Every entity BM25 touches (or every name a large class uses)
+    would recall notes on code the request merely brushes against."""
+    changed = {
+        t.entity
+        for _, ep in recent
+        if ep.kind != "init"
+        for t in ep.transitions
+        if t.to_state is State.AUTHORITATIVE
+    }
+    asked = sorted(
+        ((score - (RECENT if key in changed else 0), i) for i, (key, score) in enumerate(ranked)),
+        key=lambda t: (-t[0], t[1]),
+    )
+    best = asked[0][0] if asked else 0.0
+    out: list[str] = []
+    near = 0
+    for place, (score, i) in enumerate(asked):
+        key = ranked[i][0]
+        if score >= NAMED:
+            out.append(key)
+        elif score >= NEAR and near < NEIGHBOURS:
+            if key not in holders:  # a class it only instantiates: not about it
+                near += 1
+                out.append(key)
+        elif place < TOP and score > 0 and score >= best / 2:
+            out.append(key)
+        elif place >= TOP and score < NEAR:
+            break
+    return out
+
+
+def _touches(target: str, keys: Sequence[str]) -> int | None:
+    """The index of the first key the anchor is about (the entity itself, a member of it,
+    or an entity of the file an anchor names), else None. A class asked about does not
+    recall the notes of each of its methods: those come when the method is."""
+    path, sep, symbol = target.partition("::")
+    for i, key in enumerate(keys):
+        kpath, _, ksym = key.partition("::")
+        if kpath != path:
+            continue
+        if not sep or ksym == symbol or ksym.startswith(symbol + "."):
+            return i
+    return None
+
+
+def render(note: Note, mark: Mark) -> str:
+    where = ", ".join(a.target for a in note.anchors)
+    on = f" on {where}" if where else ""
+    text = " ".join(note.text.split())
+    return f"- {note.kind}{on}{mark.value}: {text}\n"
+
+
+HEADER = "[PROJECT MEMORY: kept by the user; follow every constraint]\n"
+FOOTER = "[END MEMORY]\n\n"
+
+
+def recall(
+    notes: Sequence[Note],
+    marks: Mapping[str, Mark],
+    hydrated: Sequence[str],
+    prompt: str,
+    cap: int,
+) -> Memory:
+    """The memory block for a request: `hydrated` are the entity keys the prompt shows, most
+    relevant first; `marks` each note's anchors now, by note id (absent: CURRENT); `cap` the
+    tokens the block may take (0: none)."""
+    # hydrate.py imports this module: its estimate is taken when first called.
+    from tinymem.hydration.hydrate import estimate_tokens
+
+    live = [n for n in notes if n.deleted is None]
+    if cap <= 0 or not live:
+        return Memory("", (), 0)
+    order: list[Note] = [n for n in live if n.kind == "constraint"]
+    anchored: list[tuple[int, int, Note]] = []
+    for i, n in enumerate(live):
+        if n.kind not in ANCHORED_KINDS:
+            continue
+        hits = [h for a in n.anchors if (h := _touches(a.target, hydrated)) is not None]
+        if hits:
+            anchored.append((min(hits), i, n))
+    order += [n for _, _, n in sorted(anchored, key=lambda t: (t[0], t[1]))]
+    asked = note_words(prompt)
+    taken = {n.id for n in order}
+    worded: list[tuple[int, int, Note]] = []
+    for i, n in enumerate(live):
+        if n.id in taken or (n.kind in ANCHORED_KINDS and n.anchors):
+            continue
+        shared = len(asked & (note_words(n.text) | _anchor_words(n)))
+        if shared:
+            worded.append((-shared, i, n))
+    order += [n for _, _, n in sorted(worded, key=lambda t: (t[0], t[1]))]
+    left = cap - estimate_tokens(HEADER + FOOTER)
+    lines: list[str] = []
+    shown: list[str] = []
+    for n in order:
+        line = render(n, marks.get(n.id, Mark.CURRENT))
+        cost = estimate_tokens(line)
+        if cost > left:
+            continue
+        left -= cost
+        lines.append(line)
+        shown.append(n.id)
+    if not lines:
+        return Memory("", (), 0)
+    text = HEADER + "".join(lines) + FOOTER
+    return Memory(text, tuple(shown), estimate_tokens(text))
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What hydration needs to recall notes: every note, each one's mark, and the share of the
+    budget the block may take (`tinymem.memoryShare`)."""
+
+    notes: Sequence[Note] = ()
+    marks: Mapping[str, Mark] = field(default_factory=dict)
+    share: float = 0.0
+
+    def cap(self, budget: int) -> int:
+        """Tokens set aside for the block: its share of the budget, or less when every live
+        note fits in less (the rest stays the code's); 0 with no live note or a share of 0."""
+        from tinymem.hydration.hydrate import estimate_tokens
+
+        live = [n for n in self.notes if n.deleted is None]
+        if self.share <= 0 or not live:
+            return 0
+        # Counted as `recall` counts: each line on its own.
+        whole = estimate_tokens(HEADER + FOOTER) + sum(
+            estimate_tokens(render(n, self.marks.get(n.id, Mark.CURRENT))) for n in live
+        )
+        return min(int(budget * self.share), whole)
