@@ -317,7 +317,11 @@ def commit_episode(
                     raise
                 said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
             else:
-                pack_if_needed(repo.common_dir, os.path.join(repo.common_dir, CACHE_DIRNAME))
+                pack_if_needed(
+                    repo.common_dir,
+                    os.path.join(repo.common_dir, CACHE_DIRNAME),
+                    repo.git.config,
+                )
                 return Committed(commit, episode, StateView(repo.git, commit))
         if said is not None:
             emit(said)
