@@ -357,3 +357,42 @@ def test_a_recorded_python_without_tinymem_refuses_in_one_sentence(
     assert proc.stderr.startswith("tinymem: commit refused: the stale-overwrite check cannot")
     assert "tm hook install" in proc.stderr and "--no-verify" in proc.stderr
     assert "Traceback" not in proc.stderr and "ModuleNotFoundError" not in proc.stderr
+
+
+HOOK_CHILD = """
+import atexit, sys
+sys.path.insert(0, {root!r})
+atexit.register(lambda: print("loaded:", "typer" in sys.modules, file=sys.stderr))
+sys.argv = ["tm", "hook", "run", "pre-commit"]
+from tinymem.entry import main
+main()
+"""
+
+
+def _hook_run(cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", HOOK_CHILD.format(root=str(ROOT))],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_hooks_run_skips_the_command_line(hooked: Path, tmp_path: Path) -> None:
+    """`tm hook run pre-commit` (what the script runs) loads neither typer nor the commands,
+    and still ends as every command does: the refusal (1), one sentence for an error."""
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)
+    git(hooked, "add", "app.py")
+    proc = _hook_run(hooked)
+    assert proc.returncode == 1 and "superseded" in proc.stderr
+    assert proc.stderr.splitlines()[-1] == "loaded: False"
+    outside = tmp_path / "not-a-repository"
+    outside.mkdir()
+    proc = _hook_run(outside)
+    assert proc.returncode == 3, proc.stderr
+    sentence, loaded = proc.stderr.splitlines()
+    assert sentence.startswith("tm: ") and loaded == "loaded: False"
