@@ -105,3 +105,16 @@ def test_the_reply_still_arrives_with_the_import_in_a_thread(
     assert "tm-litellm-import" in _threads(proc.stderr)
     assert proc.returncode == 0, proc.stderr
     assert "Nothing to change." in proc.stdout
+
+
+def test_a_setting_that_cannot_work_is_said_without_loading(
+    repo: Path, server: ModelServer
+) -> None:
+    """A bad setting is a user mistake tm names at once: no import started to wait for."""
+    _setup(repo)
+    git(repo, "config", "tinymem.timeout", "soon")
+    proc = _child(repo, ask_argv(server, "fix it"))
+    assert "tm-litellm-import" not in _threads(proc.stderr)
+    assert proc.returncode == 2, proc.stderr
+    (sentence,) = _rest(proc.stderr)
+    assert "timeout" in sentence and "soon" in sentence

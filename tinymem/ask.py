@@ -275,7 +275,9 @@ def ask(
     result = AskResult(prep, None, None, None)
     result.episode.summary = " ".join(opts.prompt.split())[:120]
     try:
-        _converse(repo, opts, result, on_text, on_repair, stop)
+        _converse(
+            repo, opts, result, on_text, on_repair, stop if isinstance(stop, ModelError) else None
+        )
     except KeyboardInterrupt:
         # Between two calls (parsing, gating): what the finished rounds proposed is kept.
         if not result.rounds or result.rounds[0].call is None:
@@ -285,24 +287,26 @@ def ask(
     return result
 
 
-def _stopping_error(repo: Repo, opts: AskOptions) -> ModelError | None:
+def _stopping_error(repo: Repo, opts: AskOptions) -> TinymemError | None:
     """What will stop the model call before it starts (the fail-fast checks `call` makes: a
     setting that cannot work, nothing listening at the endpoint), or None: then litellm is
     worth loading while hydration runs. The first round reports this error instead of
     checking again (a silent host costs `CONNECT_TIMEOUT` once, not twice)."""
     try:
-        values = cfg.resolve(repo.git, opts.flags)
-    except TinymemError:
-        return None  # `prepare` raises it in its own words
+        settings = _settings(repo, opts)
+        check_setup(*settings[:2])
+        check_endpoint(*settings)
+    except TinymemError as exc:
+        return exc  # a setting's error `prepare` raises again at once: no import to wait for
+    return None
+
+
+def _settings(repo: Repo, opts: AskOptions) -> tuple[str, str | None, str, float]:
+    values = cfg.resolve(repo.git, opts.flags)
     model = values["model"].value or cfg.DEFAULT_MODEL
     api_base = values["apiBase"].value
     timeout = float(cfg.as_int(values, "timeout") or 120)
-    try:
-        check_setup(model, api_base)
-        check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
-    except ModelError as exc:
-        return exc
-    return None
+    return model, api_base, endpoint_name(model, api_base), timeout
 
 
 def _converse(

@@ -66,20 +66,20 @@ def _import_quietly() -> None:
 @contextlib.contextmanager
 def preloading() -> Iterator[None]:
     """litellm imported in a thread while the body runs (hydration), so that the call starts
-    after the longer of the two, not their sum; `call`'s own import then waits for it on
-    Python's import lock. Not a daemon thread, and joined on every way out of the body (an
-    error, Ctrl-C): a daemon thread still importing when the interpreter shuts down can
-    crash it or hang it."""
+    after the longer of the two, not their sum (`call`'s own import would also wait for it, on
+    Python's import lock). Never a daemon thread: a daemon thread still importing when the
+    interpreter finalizes can crash it or hang it. When the body ends normally the thread is
+    joined here; when it raises (an error, Ctrl-C) it is not, so that the one sentence (or
+    `tm: interrupted`) comes at once, and the interpreter's shutdown waits for the thread
+    before it finalizes anything (threading's own join of non-daemon threads)."""
     if "litellm" in sys.modules:
         yield
         return
     _litellm_environment()  # here: os.environ is not changed under a running git child
     thread = threading.Thread(target=_import_quietly, name="tm-litellm-import", daemon=False)
     thread.start()
-    try:
-        yield
-    finally:
-        thread.join()
+    yield
+    thread.join()
 
 
 def endpoint_name(model: str, api_base: str | None) -> str:
