@@ -11,16 +11,18 @@ interleaved over --runs rounds after one warm-up of each:
   litellm   `python -c "import litellm"` with the environment tm sets before the import,
             start to exit
 
-With --baseline DIR (a directory holding another version's `tinymem/` package, e.g. from
-`git archive COMMIT tinymem | tar -x -C DIR`), `baseline` is the same `reach` with that
-version, interleaved in the same rounds: before and after a change, in one run.
+With --source DIR (e.g. an installed package's source) the repository also holds that tree, so
+that hydration costs what it does on real code. With --baseline DIR (a directory holding
+another version's `tinymem/` package, e.g. from `git archive COMMIT tinymem | tar -x -C DIR`),
+`baseline` is the same `reach` with that version, interleaved in the same rounds: before and
+after a change, in one run.
 
 Target (issue 29): reach / litellm <= 1.1, i.e. the request leaves at about the time the
 import alone would take, not after hydration plus the import. Medians and the median of
 same-round ratios are printed and written as JSON.
 
 Usage:
-  .venv/bin/python bench/bench_reach.py [--runs 7] [--out FILE.json] [--baseline DIR]
+  .venv/bin/python bench/bench_reach.py [--runs 7] [--out FILE.json] [--baseline DIR] [--source DIR]
 """
 
 from __future__ import annotations
@@ -49,9 +51,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--out", default="bench/results/bench_reach.json")
     parser.add_argument("--baseline", help="a directory with another version's tinymem/")
+    parser.add_argument(
+        "--source", help="a source tree copied into the repository (hydration then costs more)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tm-bench-reach-") as tmp, ModelServer() as server:
-        work, env = one_file_repo(Path(tmp))
+        work, env = one_file_repo(Path(tmp), source=args.source)
         tm = [sys.executable, "-m", "tinymem"]
         ask = [*tm, "ask", "fix handler", "-m", "openai/test", "--api-base", server.openai_base]
 
