@@ -431,6 +431,77 @@ def report(res: dict[str, Any], benches: list[Bench]) -> str:
     return "\n".join(lines)
 
 
+# The installed script before issue 29 (two interpreter starts: `-c "import tinymem"`, then
+# exec), kept here to measure the one-process script against it in the same run.
+OLD_HOOK_V2 = """#!/bin/sh
+# tinymem-hook v2: refuses commits that would overwrite newer truth with stale content.
+hookdir=$(dirname "$0")
+TM_PYTHON=__PYTHON__
+if [ -x "$hookdir/pre-commit.pre-tinymem" ]; then
+  "$hookdir/pre-commit.pre-tinymem" "$@" || exit $?
+fi
+if [ -n "$TM_PYTHON" ] && "$TM_PYTHON" -c "import tinymem" >/dev/null 2>&1; then
+  exec "$TM_PYTHON" -m tinymem hook run pre-commit
+fi
+if command -v tm >/dev/null 2>&1; then
+  exec tm hook run pre-commit
+fi
+if command -v python3 >/dev/null 2>&1 && python3 -c "import tinymem" >/dev/null 2>&1; then
+  exec python3 -m tinymem hook run pre-commit
+fi
+echo "tinymem: commit refused: the stale-overwrite check cannot run" >&2
+exit 1
+"""
+
+
+def one_file(b: Bench, runs: int, warm: int, baseline: str | None) -> dict[str, Any]:
+    """A one-file commit (a hand edit) three ways, interleaved: `--no-verify`, the old
+    two-process script, the current one (`hook_script`), both recording this Python. With
+    `baseline` (a directory holding an older `tinymem/`), the old script runs that code."""
+    sys.path.insert(0, str(PROJECT))
+    from tinymem.hook import hook_script
+
+    hook = b.path / ".git" / "hooks" / "pre-commit"
+    scripts = {
+        "old": OLD_HOOK_V2.replace("__PYTHON__", "'" + PYTHON + "'"),
+        "new": hook_script(PYTHON),
+    }
+    must(["git", "reset", "-q", "HEAD", "--", *b.edited[1:]], b.path)
+    times: dict[str, list[float]] = {"noverify": [], "old": [], "new": []}
+    for i in range(warm + runs):
+        for name in ("noverify", "old", "new"):
+            if name != "noverify":
+                hook.write_text(scripts[name])
+                hook.chmod(0o755)
+            if name == "noverify":
+                r = commit_and_reset(b, "--no-verify")
+            elif name == "old" and baseline:
+                saved = dict(CHILD_ENV)
+                CHILD_ENV["PYTHONPATH"] = baseline
+                try:
+                    r = commit_and_reset(b)
+                finally:
+                    CHILD_ENV.clear()
+                    CHILD_ENV.update(saved)
+            else:
+                r = commit_and_reset(b)
+            if r.rc != 0:
+                raise SystemExit(f"{name}: commit failed: {r.stderr.decode(errors='replace')}")
+            if i >= warm:
+                times[name].append(r.seconds)
+    hook.write_text(scripts["new"])
+    base = med(times["noverify"])
+    out: dict[str, Any] = {k: med(v) for k, v in times.items()}
+    for name in ("old", "new"):
+        out[f"{name}_added"] = out[name] - base
+        out[f"{name}_vs_noverify"] = out[name] / base
+        out[f"{name}_vs_noverify_paired"] = med(
+            [t / n for t, n in zip(times[name], times["noverify"], strict=True)]
+        )
+    out["new_added_vs_old_added"] = out["new_added"] / out["old_added"]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,50000", help="repository sizes, smallest first")
@@ -441,6 +512,15 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary repositories")
     ap.add_argument(
         "--profile", action="store_true", help="print the profiles even when targets are met"
+    )
+    ap.add_argument(
+        "--one-file",
+        action="store_true",
+        help="only the one-file commit: old script vs new vs --no-verify (smallest size)",
+    )
+    ap.add_argument(
+        "--baseline",
+        help="with --one-file: a directory holding the older tinymem/ the old script runs",
     )
     ap.add_argument(
         "--inherit-env",
@@ -457,6 +537,14 @@ def main() -> None:
     configure_env(base, args.inherit_env)
     log(f"work directory {base}")
     try:
+        if args.one_file:
+            baseline = str(Path(args.baseline).resolve()) if args.baseline else None
+            res1 = one_file(prepare(base, sizes[0]), args.runs, args.warm, baseline)
+            for k, v in res1.items():
+                print(f"{k:28s} {v * 1000:9.1f} ms" if "vs" not in k else f"{k:28s} {v:9.2f}")
+            if args.out:
+                Path(args.out).write_text(json.dumps(res1, indent=2) + "\n")
+            return
         benches = [prepare(base, n) for n in sizes]
         res: dict[str, Any] = {
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

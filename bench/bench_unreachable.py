@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -49,11 +50,16 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
     return time.perf_counter() - start, proc.returncode, proc.stderr.strip()
 
 
-def one_file_repo(tmp: Path, tinymem_from: str | None = None) -> tuple[Path, dict[str, str]]:
+def one_file_repo(
+    tmp: Path, tinymem_from: str | None = None, source: str | None = None
+) -> tuple[Path, dict[str, str]]:
     """A one-file repository after `tm init`, and the environment its commands run with:
-    bytecode cached under `tmp`, no user configuration, an API key for the loopback model."""
+    bytecode cached under `tmp`, no user configuration, an API key for the loopback model.
+    `source`: a directory copied in beside that file (under `src/`) before the commit."""
     work = tmp / "work"
     work.mkdir()
+    if source:
+        shutil.copytree(source, work / "src", ignore=shutil.ignore_patterns("__pycache__"))
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if tinymem_from:

@@ -303,3 +303,96 @@ def test_a_stale_buffer_over_an_uncommitted_accept_is_still_refused(hooked: Path
     write(hooked, "app.py", PY_APP + "\n\ndef added():\n    return 1\n")  # the old buffer
     proc = _commit(hooked, "app.py")
     assert proc.returncode != 0 and "superseded" in proc.stderr, proc.stderr
+
+
+def _wrapper(tmp: Path, python: str, log: Path) -> Path:
+    """An interpreter that notes each start in `log`, then runs `python`."""
+    path = tmp / "logged-python"
+    path.write_text(f'#!/bin/sh\necho start >> "{log}"\nexec "{python}" "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
+def _record(repo: Path, python: Path) -> None:
+    hook = _hook_path(repo)
+    text = hook.read_text()
+    hook.write_text(text.replace(recorded_python(text) or "", str(python)))
+
+
+def test_the_hook_starts_one_interpreter(hooked: Path, tmp_path: Path) -> None:
+    """The check itself tells whether tinymem is importable: no `python -c "import tinymem"`
+    start before it (each start is ~50-100 ms on every commit)."""
+    log = tmp_path / "starts"
+    _record(hooked, _wrapper(tmp_path, sys.executable, log))
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    proc = _commit(hooked, "app.py", env={**os.environ, "PATH": BARE_PATH})
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text().splitlines() == ["start"]
+    log.unlink()
+    write(hooked, "app.py", PY_APP)  # a stale buffer: still refused, by that one start
+    proc = _commit(hooked, "app.py", env={**os.environ, "PATH": BARE_PATH})
+    assert proc.returncode == 1 and "superseded" in proc.stderr
+    assert log.read_text().splitlines() == ["start"]
+
+
+def test_a_recorded_python_without_tinymem_refuses_in_one_sentence(
+    hooked: Path, tmp_path: Path
+) -> None:
+    """The recorded interpreter runs but cannot import tinymem (its venv was rebuilt without
+    it), and nothing else on PATH has it: the documented refusal, not Python's ImportError."""
+    bare = getattr(sys, "_base_executable", "") or "/usr/bin/python3"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = subprocess.run(
+        [bare, "-c", "import tinymem"], cwd=hooked, capture_output=True, env=env, check=False
+    )
+    if probe.returncode == 0:
+        pytest.skip(f"{bare} has tinymem installed")
+    log = tmp_path / "starts"
+    _record(hooked, _wrapper(tmp_path, bare, log))
+    write(hooked, "app.py", V2)
+    proc = _commit(hooked, "app.py", env={**env, "PATH": BARE_PATH})
+    assert proc.returncode == 1
+    assert log.read_text().splitlines() == ["start"]  # it was tried
+    assert proc.stderr.startswith("tinymem: commit refused: the stale-overwrite check cannot")
+    assert "tm hook install" in proc.stderr and "--no-verify" in proc.stderr
+    assert "Traceback" not in proc.stderr and "ModuleNotFoundError" not in proc.stderr
+
+
+HOOK_CHILD = """
+import atexit, sys
+sys.path.insert(0, {root!r})
+atexit.register(lambda: print("loaded:", "typer" in sys.modules, file=sys.stderr))
+sys.argv = ["tm", "hook", "run", "pre-commit"]
+from tinymem.entry import main
+main()
+"""
+
+
+def _hook_run(cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", HOOK_CHILD.format(root=str(ROOT))],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_hooks_run_skips_the_command_line(hooked: Path, tmp_path: Path) -> None:
+    """`tm hook run pre-commit` (what the script runs) loads neither typer nor the commands,
+    and still ends as every command does: the refusal (1), one sentence for an error."""
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)
+    git(hooked, "add", "app.py")
+    proc = _hook_run(hooked)
+    assert proc.returncode == 1 and "superseded" in proc.stderr
+    assert proc.stderr.splitlines()[-1] == "loaded: False"
+    outside = tmp_path / "not-a-repository"
+    outside.mkdir()
+    proc = _hook_run(outside)
+    assert proc.returncode == 3, proc.stderr
+    sentence, loaded = proc.stderr.splitlines()
+    assert sentence.startswith("tm: ") and loaded == "loaded: False"

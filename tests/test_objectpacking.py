@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from tests.conftest import PY_APP, git, tm, write
 from tinymem.objectpacking import loose_estimate, pack_if_needed
@@ -90,3 +91,34 @@ def test_episodes_keep_the_repository_under_gc_auto(repo: Path) -> None:
         assert tm(repo, "adopt", "app.py").returncode == 0
         assert loose_estimate(_objects(repo)) <= 512
     assert tm(repo, "rebuild").returncode == 0
+
+
+def test_gc_auto_is_read_as_git_reads_it_without_a_git_process(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pygit2's config gives what `git config --int gc.auto` gives: k/m/g suffixes, git's
+    default when unset or unreadable, and 0 (git's gc off) still packs at git's default."""
+    from tinymem import objectpacking
+
+    spawned: list[tuple[str, ...]] = []
+    real = objectpacking.git_output
+
+    def recording(git_dir: str, *args: str) -> str | None:
+        spawned.append(args)
+        return real(git_dir, *args)
+
+    monkeypatch.setattr(objectpacking, "git_output", recording)
+    config = pygit2.Repository(str(repo)).config
+    assert objectpacking._gc_auto(config) == objectpacking.GC_AUTO_DEFAULT  # unset
+    for raw in ("1024", "2k", "3K", "1m", "1g", "7"):
+        git(repo, "config", "gc.auto", raw)
+        as_git = int(git(repo, "config", "--int", "gc.auto"))
+        assert objectpacking._gc_auto(pygit2.Repository(str(repo)).config) == as_git, raw
+    for raw in ("0", "-5", "lots"):
+        git(repo, "config", "gc.auto", raw)
+        assert objectpacking._gc_auto(pygit2.Repository(str(repo)).config) == 6700, raw
+    # An episode's check spawns no `git config` (only the repack itself, when due).
+    git(repo, "config", "gc.auto", "1k")
+    _commit_blobs(repo, 1, "d")
+    assert not pack_if_needed(str(repo / ".git"), str(repo / ".git" / "tinymem"))
+    assert spawned == []

@@ -19,14 +19,14 @@ from tinymem import config as cfg
 from tinymem.askmemory import memory_for
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
-from tinymem.errors import ModelError, UsageError
+from tinymem.errors import ModelError, TinymemError, UsageError
 from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import ObjectWriter
 from tinymem.hydration.hydrate import Hydration, estimate_tokens, hydrate
 from tinymem.hydration.relevance import Request
 from tinymem.ledger import Committed, Episode, current, history
-from tinymem.llm import CallResult, OnText, call
-from tinymem.modelsetup import is_ollama
+from tinymem.llm import CallResult, OnText, call, endpoint_name, preloading
+from tinymem.modelsetup import check_endpoint, check_setup, is_ollama
 from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.repair.chain import link
@@ -273,14 +273,21 @@ def ask(
     (`Prepared.notices`)."""
     from tinymem.askrecord import record
 
-    prep = prepare(repo, opts)
+    stop = _stopping_error(repo, opts)
+    if stop is None:
+        with preloading():
+            prep = prepare(repo, opts)
+    else:
+        prep = prepare(repo, opts)  # the first round reports `stop`, after hydration as ever
     if on_notice is not None:
         for notice in prep.notices:
             on_notice(notice)
     result = AskResult(prep, None, None, None)
     result.episode.summary = " ".join(opts.prompt.split())[:120]
     try:
-        _converse(repo, opts, result, on_text, on_repair)
+        _converse(
+            repo, opts, result, on_text, on_repair, stop if isinstance(stop, ModelError) else None
+        )
     except KeyboardInterrupt:
         # Between two calls (parsing, gating): what the finished rounds proposed is kept.
         if not result.rounds or result.rounds[0].call is None:
@@ -290,12 +297,35 @@ def ask(
     return result
 
 
+def _stopping_error(repo: Repo, opts: AskOptions) -> TinymemError | None:
+    """What will stop the model call before it starts (the fail-fast checks `call` makes: a
+    setting that cannot work, nothing listening at the endpoint), or None: then litellm is
+    worth loading while hydration runs. The first round reports this error instead of
+    checking again (a silent host costs `CONNECT_TIMEOUT` once, not twice)."""
+    try:
+        settings = _settings(repo, opts)
+        check_setup(*settings[:2])
+        check_endpoint(*settings)
+    except TinymemError as exc:
+        return exc  # a setting's error `prepare` raises again at once: no import to wait for
+    return None
+
+
+def _settings(repo: Repo, opts: AskOptions) -> tuple[str, str | None, str, float]:
+    values = cfg.resolve(repo.git, opts.flags)
+    model = values["model"].value or cfg.DEFAULT_MODEL
+    api_base = values["apiBase"].value
+    timeout = float(cfg.as_int(values, "timeout") or 120)
+    return model, api_base, endpoint_name(model, api_base), timeout
+
+
 def _converse(
     repo: Repo,
     opts: AskOptions,
     result: AskResult,
     on_text: OnText | None,
     on_repair: OnRepair | None,
+    stop: ModelError | None = None,
 ) -> None:
     prep = result.prepared
     view = prep.view
@@ -309,6 +339,8 @@ def _converse(
         rnd = Round(number, list(messages))
         result.rounds.append(rnd)
         try:
+            if stop is not None:
+                raise stop  # found before hydration (`_stopping_error`)
             rnd.call = call(
                 prep.model,
                 messages,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +11,7 @@ import typer
 
 from tinymem import __version__
 from tinymem.errors import EXIT_CODES, TinymemError
+from tinymem.failures import exit_for
 
 _EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES) + "."
 
@@ -114,33 +114,8 @@ def main() -> None:
         if exc.code == 130 and _typer_interrupted(exc):
             print("tm: interrupted", file=sys.stderr)
         raise
-    except TinymemError as exc:
-        print(f"tm: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        print("tm: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except Exception as exc:
-        from tinymem import interrupts
-
-        if interrupts.seen():
-            # Ctrl-C inside an import of a C extension comes out as an ImportError; any
-            # failure after one is the interrupt's doing, not a bug to report.
-            print("tm: interrupted", file=sys.stderr)
-            sys.exit(interrupts.EXIT_INTERRUPTED)
-        if _is_git_error(exc):
-            # Not a user mistake we could name better: still one sentence, never a traceback.
-            print(f"tm: git or file system error: {exc}", file=sys.stderr)
-            sys.exit(10)
-        # A bug in tm, not a user mistake: still one sentence; TM_DEBUG=1 shows the traceback.
-        if os.environ.get("TM_DEBUG"):
-            raise
-        print(
-            f"tm: internal error ({type(exc).__name__}: {exc}); please report it,"
-            " TM_DEBUG=1 shows the traceback",
-            file=sys.stderr,
-        )
-        sys.exit(10)
+    except (TinymemError, KeyboardInterrupt, Exception) as exc:
+        exit_for(exc)
 
 
 _LOG_VALUED = frozenset({"-n", "--max-count", "--kind", "-b", "--branch"})
@@ -166,11 +141,3 @@ def _typer_interrupted(exc: SystemExit) -> bool:
     nothing then. A command that said why itself raises its Exit(130) from None."""
     raised = exc.__context__
     return raised is not None and isinstance(raised.__cause__, KeyboardInterrupt)
-
-
-def _is_git_error(exc: Exception) -> bool:
-    if isinstance(exc, OSError):
-        return True
-    # pygit2 is not imported here (~70 ms): only a command that loaded it can raise its error.
-    pygit2 = sys.modules.get("pygit2")
-    return pygit2 is not None and isinstance(exc, pygit2.GitError)

@@ -50,6 +50,12 @@ def main() -> None:
     global _early
     interrupts.before_command()  # first: the imports below are start-up
     args = sys.argv[1:]
+    if args == ["hook", "run", "pre-commit"]:
+        # What the installed hook runs on every commit: without the command line's imports.
+        from tinymem.commands.hookrun import main as run_hook
+
+        _run(run_hook)
+        return
     if not (args[:1] == ["status"] and set(args[1:]) <= _STATUS_FLAGS):
         from tinymem.cli import main as cli_main
 

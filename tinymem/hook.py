@@ -19,6 +19,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+import pygit2
+
 from tinymem.errors import RepositoryError, UsageError
 from tinymem.gitobjects import blob_id, read_blob
 from tinymem.proposalrecords import Proposal
@@ -33,7 +35,7 @@ BACKUP_SUFFIX = ".tinymem-backup"
 # hooks/pre-commit in the source tree is this script with no interpreter recorded (a test
 # checks for drift); `tm hook install` writes it with the interpreter it runs under.
 HOOK_SCRIPT = """#!/bin/sh
-# tinymem-hook v2: refuses commits that would overwrite newer truth with stale content.
+# tinymem-hook v3: refuses commits that would overwrite newer truth with stale content.
 # Installed by `tm hook install`; `tm hook uninstall` removes it. Bypass once: --no-verify.
 hookdir=$(dirname "$0")
 # The Python that installed this hook (empty: none recorded): used first, so a virtual
@@ -43,17 +45,30 @@ TM_PYTHON=''
 if [ -x "$hookdir/pre-commit.pre-tinymem" ]; then
   "$hookdir/pre-commit.pre-tinymem" "$@" || exit $?
 fi
-if [ -n "$TM_PYTHON" ] && "$TM_PYTHON" -c "import tinymem" >/dev/null 2>&1; then
-  exec "$TM_PYTHON" -m tinymem hook run pre-commit
+# One interpreter start runs the check; exit 121 (no tm command gives it) says that this
+# Python has no tinymem, and the next way is tried.
+check='import sys
+try:
+    from tinymem.entry import main
+except ImportError:
+    sys.exit(121)
+sys.argv = ["tm", "hook", "run", "pre-commit"]
+main()'
+if [ -n "$TM_PYTHON" ] && [ -x "$TM_PYTHON" ]; then
+  "$TM_PYTHON" -c "$check"
+  rc=$?
+  [ "$rc" -eq 121 ] || exit "$rc"
 fi
 if command -v tm >/dev/null 2>&1; then
   exec tm hook run pre-commit
 fi
-if command -v python3 >/dev/null 2>&1 && python3 -c "import tinymem" >/dev/null 2>&1; then
-  exec python3 -m tinymem hook run pre-commit
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c "$check"
+  rc=$?
+  [ "$rc" -eq 121 ] || exit "$rc"
 fi
-echo "tinymem: commit refused: the stale-overwrite check cannot run (no tinymem in" \
-  "${TM_PYTHON:-the recorded Python}, no tm on PATH); run 'tm hook install' from the" \
+echo "tinymem: commit refused: the stale-overwrite check cannot run (no tinymem in" \\
+  "${TM_PYTHON:-the recorded Python}, no tm on PATH); run 'tm hook install' from the" \\
   "environment that has tm, or commit once with 'git commit --no-verify'" >&2
 exit 1
 """
@@ -174,15 +189,12 @@ def staged(repo: Repo) -> list[tuple[str, str]]:
     temporary index through GIT_INDEX_FILE, which only git's own commands honour. Its cost
     follows the size of the commit, not of the repository.
     """
-    has_head = (
-        subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
-            cwd=repo.workdir,
-            capture_output=True,
-            check=False,
-        ).returncode
-        == 0
-    )
+    # HEAD from the repository already open, not a `git rev-parse` process: one git process
+    # per commit, the one that honours GIT_INDEX_FILE.
+    try:
+        has_head = not repo.git.head_is_unborn
+    except pygit2.GitError:
+        has_head = False
     proc = subprocess.run(
         [
             "git",

@@ -342,7 +342,11 @@ def commit_episode(
                     _put_back(repo, moved, episode)
                     raise
                 else:
-                    pack_if_needed(repo.common_dir, os.path.join(repo.common_dir, CACHE_DIRNAME))
+                    pack_if_needed(
+                        repo.common_dir,
+                        os.path.join(repo.common_dir, CACHE_DIRNAME),
+                        repo.git.config,
+                    )
                     return Committed(commit, episode, StateView(repo.git, commit))
         if said is not None:
             emit(said)

@@ -6,10 +6,13 @@ start-up path of `tm` (shell completion re-runs `tm` on every TAB).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,16 +41,45 @@ class CallResult:
     aborted: bool = False
 
 
-def import_litellm() -> Any:
+def _litellm_environment() -> None:
     # Before the import: no remote cost-map fetch, no .env loading, no banner on stdout.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+
+
+def import_litellm() -> Any:
+    _litellm_environment()
     import litellm
 
     litellm.suppress_debug_info = True
     litellm.disable_hf_tokenizer_download = True
     litellm.telemetry = False
     return litellm
+
+
+def _import_quietly() -> None:
+    # Whatever goes wrong here, the call's own import meets it again and reports it.
+    with contextlib.suppress(BaseException):
+        import_litellm()
+
+
+@contextlib.contextmanager
+def preloading() -> Iterator[None]:
+    """litellm imported in a thread while the body runs (hydration), so that the call starts
+    after the longer of the two, not their sum (`call`'s own import would also wait for it, on
+    Python's import lock). Never a daemon thread: a daemon thread still importing when the
+    interpreter finalizes can crash it or hang it. When the body ends normally the thread is
+    joined here; when it raises (an error, Ctrl-C) it is not, so that the one sentence (or
+    `tm: interrupted`) comes at once, and the interpreter's shutdown waits for the thread
+    before it finalizes anything (threading's own join of non-daemon threads)."""
+    if "litellm" in sys.modules:
+        yield
+        return
+    _litellm_environment()  # here: os.environ is not changed under a running git child
+    thread = threading.Thread(target=_import_quietly, name="tm-litellm-import", daemon=False)
+    thread.start()
+    yield
+    thread.join()
 
 
 def endpoint_name(model: str, api_base: str | None) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import string
 
+import pygit2
+
 from tinymem.flock import held
 from tinymem.gitcmd import git_output
 
@@ -37,11 +39,12 @@ def loose_estimate(objects_dir: str) -> int:
     return 256 * sum(1 for n in names if len(n) == 38 and _HEX.issuperset(n))
 
 
-def _gc_auto(git_dir: str) -> int:
-    raw = git_output(git_dir, "config", "--int", "gc.auto")
+def _gc_auto(config: pygit2.Config) -> int:
+    """`gc.auto` as `git config --int` reads it (k/m/g suffixes; git's default when unset or
+    unreadable), from pygit2's config rather than a `git config` process per episode."""
     try:
-        value = int(raw) if raw else GC_AUTO_DEFAULT
-    except ValueError:
+        value = config.get_int("gc.auto")
+    except (KeyError, ValueError, pygit2.GitError):
         value = GC_AUTO_DEFAULT
     # gc.auto=0 turns git's automatic gc off; loose objects still cost every git command.
     return value if value > 0 else GC_AUTO_DEFAULT
@@ -55,15 +58,19 @@ def _read_mark(path: str) -> int:
         return 0
 
 
-def pack_if_needed(common_dir: str, tinymem_dir: str) -> bool:
+def pack_if_needed(common_dir: str, tinymem_dir: str, config: pygit2.Config | None = None) -> bool:
     """Pack the repository's loose objects when they pass half of `gc.auto` (and grew by a
     quarter of it since tm last did); True when it packed. Never raises: this is
-    housekeeping, and the episode that called it is recorded already."""
+    housekeeping, and the episode that called it is recorded already. `config`: the
+    repository's (opened from `common_dir` when not given)."""
     objects = os.path.join(common_dir, "objects")
     estimate = loose_estimate(objects)
     if estimate == 0:
         return False
-    limit = _gc_auto(common_dir)
+    try:
+        limit = _gc_auto(config if config is not None else pygit2.Repository(common_dir).config)
+    except pygit2.GitError:
+        limit = GC_AUTO_DEFAULT
     mark_path = os.path.join(tinymem_dir, _MARK)
     if estimate <= limit // 2 or estimate < _read_mark(mark_path) + limit // 4:
         return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable
 
@@ -33,10 +34,18 @@ def temp_name(name: str, tag: str) -> str:
 TEMP_GLOB = ".*.tm-*.tm-tmp"  # every `temp_name`, as a git pathspec glob
 
 
+# The only tags tm ever gave `temp_name`: `tm-<episode id>` (12 hex digits, see
+# `ledger.new_episode_id`), its rollback's `tm-<episode id>-undo`, and the fixed `tm-adopt` of
+# older versions. Anything else beside a file is the user's, however it is named.
+_TEMP_TAG = re.compile(r"tm-(?:[0-9a-f]{12}(?:-undo)?|adopt)")
+
+
 def is_temp_of(entry: str, name: str) -> bool:
     """Whether directory entry `entry` is a temporary file `temp_name` made for `name`."""
-    prefix = f".{name}.tm-"
-    return entry.startswith(prefix) and entry.endswith(".tm-tmp") and len(entry) > len(prefix) + 7
+    prefix, suffix = f".{name}.", ".tm-tmp"
+    if not (entry.startswith(prefix) and entry.endswith(suffix)):
+        return False
+    return _TEMP_TAG.fullmatch(entry[len(prefix) : -len(suffix)]) is not None
 
 
 def _tmp_dir(repo: Repo) -> int:

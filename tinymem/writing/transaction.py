@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -194,14 +195,41 @@ def remove_strays(repo: Repo, paths: list[str]) -> None:
     operation left it: called only where no other tm can be writing (the accept lock held)."""
     if os.listdir not in os.supports_fd:  # pragma: no cover - not POSIX
         return
+    tracked: pygit2.Index | frozenset[str] | None = None
     for rel in paths:
-        name = rel.rsplit("/", 1)[-1]
+        head, _, name = rel.rpartition("/")
         with contextlib.suppress(OSError):
             parent, _ = open_parent(repo.workdir, rel, create=False)
             try:
                 for entry in os.listdir(parent):
-                    if is_temp_of(entry, name):
-                        with contextlib.suppress(FileNotFoundError):
-                            os.unlink(entry, dir_fd=parent)
+                    if not is_temp_of(entry, name):
+                        continue
+                    # Only what tm could have left: a plain file (never a link or a
+                    # directory) that git does not track (a committed file is the user's).
+                    try:
+                        st = os.stat(entry, dir_fd=parent, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    if not stat.S_ISREG(st.st_mode):
+                        continue
+                    if tracked is None:
+                        tracked = _tracked(repo)
+                    if (f"{head}/{entry}" if head else entry) in tracked:
+                        continue
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry, dir_fd=parent)
             finally:
                 os.close(parent)
+
+
+class _Everything(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def _tracked(repo: Repo) -> pygit2.Index | frozenset[str]:
+    try:
+        index: pygit2.Index = repo.git.index
+    except (pygit2.GitError, OSError):
+        return _Everything()  # an unreadable index: no file can be shown to be tm's
+    return index
