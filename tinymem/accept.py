@@ -621,7 +621,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None) -> Committed:
         # so that the accept's episode (and blame) holds only what the model changed.
         from tinymem.adopt import keep_hand_edits
 
-        keep_hand_edits(repo, edited, "hand edits kept by tm accept")
+        keep_hand_edits(repo, edited, "hand edits kept by tm accept", ref=ref)
     episode_id = new_episode_id()
     tip = repo.state_tip(ref)
     accepted = [c.proposal for c in plan_.checks if c.ok]
@@ -758,6 +758,7 @@ def _known_overwrites(chosen: list[Proposal], names: set[str]) -> None:
 
 
 def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
+    ref = repo.state_ref  # the ledger whose proposals were chosen, whatever HEAD does next
     chosen_ids = [p.id for p in select(current(repo), refs, every)]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
@@ -775,6 +776,6 @@ def reject(repo: Repo, refs: list[str], *, every: bool = False) -> Committed:
         episode.details = {"rejected": chosen_ids}
         return Draft(episode=episode, changes=edits)
 
-    committed = commit_episode(repo, operation)
+    committed = commit_episode(repo, operation, ref=ref)
     assert committed is not None
     return committed
