@@ -56,13 +56,24 @@ def _root(
 
 
 def _register() -> None:
-    from tinymem.commands import ask, audit, branches, completion, core, hooks, review, serve
+    from tinymem.commands import (
+        ask,
+        audit,
+        branches,
+        completion,
+        core,
+        hooks,
+        review,
+        serve,
+        undo,
+    )
 
     core.register(app)
     audit.register(app)
     branches.register(app)
     ask.register(app)
     review.register(app)
+    undo.register(app)
     hooks.register(app)
     serve.register(app)
     completion.register(app)
