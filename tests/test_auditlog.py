@@ -259,6 +259,8 @@ def _entry(**fields: Any) -> dict[str, Any]:
         "entities_proposed": 0,
         "files": [],
         "proposals": [],
+        "undid": None,
+        "undone_by": None,
     }
     base.update(fields)
     return base
@@ -562,6 +564,8 @@ def test_show_ask_json_is_exact(history: History) -> None:
             }
         ],
         "refused": [],
+        "undid": None,
+        "undone_by": None,
         "attachments": ["episode.json", "messages.json", "prompt.txt", "response.txt"],
     }
     assert details["model"] == MODEL

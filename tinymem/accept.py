@@ -631,7 +631,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
         # so that the accept's episode (and blame) holds only what the model changed.
         from tinymem.adopt import keep_hand_edits
 
-        keep_hand_edits(repo, edited, "hand edits kept by tm accept")
+        keep_hand_edits(repo, edited, "hand edits kept by tm accept", ref=ref)
     episode_id = new_episode_id()
     tip = repo.state_tip(ref)
     accepted = [c.proposal for c in plan_.checks if c.ok]
@@ -811,6 +811,7 @@ def reject(
         if not why.strip():
             raise UsageError("--why needs a reason: it was empty; nothing was rejected")
         why = check_text(why)
+    ref = repo.state_ref  # the ledger whose proposals were chosen, whatever HEAD does next
     chosen_ids = [p.id for p in select(current(repo), refs, every)]
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
@@ -841,6 +842,6 @@ def reject(
             note_edits(repo, writer, episode, notes).include(draft)
         return draft
 
-    committed = commit_episode(repo, operation)
+    committed = commit_episode(repo, operation, ref=ref)
     assert committed is not None
     return committed

@@ -73,6 +73,7 @@ def expand(repo: Repo, view: StateView, user_paths: list[str]) -> list[str]:
 
 
 def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> AdoptResult:
+    ref = repo.state_ref  # the ledger the files were judged against, whatever HEAD does next
     tip_view = current(repo)
     paths = expand(repo, tip_view, user_paths)
     if all_stale:
@@ -94,7 +95,7 @@ def adopt(repo: Repo, user_paths: list[str], *, all_stale: bool = False) -> Adop
             )
         if os.path.islink(full):
             raise UnsafePathError(f"{p} is a symlink; tm records regular files only")
-    return _record(repo, paths)
+    return _record(repo, paths, ref=ref)
 
 
 def adopt_content(
@@ -124,6 +125,7 @@ def adopt_content(
         raise UnsafePathError(f"{rel} is reached through the symlink {link}; nothing was written")
     if os.path.islink(full) or os.path.isdir(full):
         raise UnsafePathError(f"{rel} is a symlink or a directory; paste into a regular file")
+    ref = repo.state_ref
     view = current(repo)
     before = read_raw(repo, rel)  # through the same checks as the write
     saved: dict[str, bytes] = {}
@@ -147,9 +149,10 @@ def adopt_content(
             repo,
             changes,
             episode=episode_id,
-            tip=repo.state_tip(),
-            record=lambda: _record(repo, [rel], attachments=saved, episode_id=episode_id),
+            tip=repo.state_tip(ref),
+            record=lambda: _record(repo, [rel], attachments=saved, episode_id=episode_id, ref=ref),
             kind="adopt",
+            ref=ref,
         )
     except ConcurrencyError as exc:
         raise ConcurrencyError(f"{exc}; the paste was not written, {rel} is as it was") from exc
@@ -158,12 +161,14 @@ def adopt_content(
     return result
 
 
-def keep_hand_edits(repo: Repo, paths: list[str], why: str) -> AdoptResult:
+def keep_hand_edits(
+    repo: Repo, paths: list[str], why: str, *, ref: str | None = None
+) -> AdoptResult:
     """Record the work-tree text of `paths` as the user's (an adopt episode) where it differs
     from the State Map: `tm accept` writes a file's proposals into the text on disk, and a
     hand edit elsewhere in it is the user's, not the model's. Files equal to their snapshot
     make no episode."""
-    return _record(repo, paths, why=why)
+    return _record(repo, paths, why=why, ref=ref)
 
 
 def _record(
@@ -173,7 +178,9 @@ def _record(
     episode_id: str | None = None,
     *,
     why: str | None = None,
+    ref: str | None = None,
 ) -> AdoptResult:
+    """`ref`: the ledger the caller started on (HeadMovedError when HEAD left it since)."""
     result = AdoptResult(committed=None)
 
     def operation(view: StateView, writer: ObjectWriter) -> Draft | None:
@@ -233,5 +240,5 @@ def _record(
             }
         return Draft(episode=episode, changes=edits, attachments=dict(attachments or {}))
 
-    result.committed = commit_episode(repo, operation)
+    result.committed = commit_episode(repo, operation, ref=ref)
     return result

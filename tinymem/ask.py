@@ -273,6 +273,9 @@ def ask(
     (`Prepared.notices`)."""
     from tinymem.askrecord import record
 
+    # The ledger this ask belongs to, whatever HEAD does while the model talks: a reply
+    # about this branch's files must never be recorded into the branch switched to.
+    ref = repo.state_ref
     stop = _stopping_error(repo, opts)
     if stop is None:
         with preloading():
@@ -293,7 +296,7 @@ def ask(
         if not result.rounds or result.rounds[0].call is None:
             raise
         result.stopped = "interrupted"
-    record(repo, opts, result)
+    record(repo, opts, result, ref=ref)
     return result
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from tinymem.ask import AskOptions, AskResult, Round
 from tinymem.edits.gates import etv_gate
-from tinymem.errors import TinymemError
+from tinymem.errors import HeadMovedError, StaleError, TinymemError
 from tinymem.etv import verify
 from tinymem.gitobjects import MODE_TREE, ObjectWriter
 from tinymem.ledger import Draft, Transition, commit_episode, now_iso, response_attachment
@@ -38,17 +38,20 @@ def _dump(messages: list[dict[str, str]]) -> bytes:
     return json.dumps(messages, indent=1, ensure_ascii=False).encode()
 
 
-def record(repo: Repo, opts: AskOptions, result: AskResult) -> None:
+def record(repo: Repo, opts: AskOptions, result: AskResult, *, ref: str | None = None) -> None:
+    """`ref`: the ledger the ask started on (HeadMovedError when HEAD left it meanwhile)."""
     called = any(r.call is not None for r in result.rounds)
     try:
         result.committed = commit_episode(
-            repo, lambda view, writer: _draft(repo, opts, result, view, writer)
+            repo, lambda view, writer: _draft(repo, opts, result, view, writer), ref=ref
         )
     except BaseException as exc:
         if not called:
             raise
         # The model's reply cost time and money: it is never lost because the ledger was busy.
         where = _save_unrecorded(repo, opts, result)
+        if isinstance(exc, HeadMovedError):  # its constructor takes the two branches
+            raise StaleError(f"{exc}; the model's reply was saved in {where}") from exc
         if isinstance(exc, TinymemError):
             raise type(exc)(f"{exc}; the model's reply was saved in {where}") from exc
         emit(f"the model's reply was saved in {where}; it was not recorded")

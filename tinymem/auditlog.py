@@ -22,6 +22,7 @@ from tinymem.ledger import Episode, history, read_episode, resolve_episode, resp
 from tinymem.records import KEY_SEPARATOR, State, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import EPISODE, StateView, proposal_record
+from tinymem.undohistory import undid, with_undone
 
 # Attachments `tm show` can print verbatim, by option name.
 ATTACHMENTS = {"messages": "messages.json", "response": "response.txt", "prompt": "prompt.txt"}
@@ -255,7 +256,10 @@ def changed_entities(ep: Episode) -> tuple[int, int]:
     return len(changed), len(proposed)
 
 
-def log_entry(ledger: Ledger, commit: str, ep: Episode) -> dict[str, Any]:
+def log_entry(
+    ledger: Ledger, commit: str, ep: Episode, undone_by: str | None = None
+) -> dict[str, Any]:
+    """`undone_by`: the undo episode in force that reversed this one."""
     origin = ledger.origin(commit, ep)
     changed, proposed = changed_entities(ep)
     error = ep.details.get("error")
@@ -277,6 +281,8 @@ def log_entry(ledger: Ledger, commit: str, ep: Episode) -> dict[str, Any]:
         "entities_proposed": proposed,
         "files": sorted(ep.files),
         "proposals": sorted(ep.proposals),
+        "undid": undid(ep),
+        "undone_by": undone_by,
     }
 
 
@@ -301,14 +307,15 @@ def log(
     holders = _holders(repo, {b: ledgers[b] for b in branches}) if branches else {}
     ledger = Ledger(repo, [ledgers[b] for b in branches])
     out: list[dict[str, Any]] = []
-    for commit, ep in ledger.walk():
+    # Newest first, an undo comes before what it undid: past the limit nothing is marked.
+    for commit, ep, by in with_undone(ledger.walk()):
         if limit is not None and len(out) >= limit:
             break
         if kind is not None and ep.kind != kind:
             continue
         if target is not None and not touches(ledger, commit, ep, target):
             continue
-        entry = log_entry(ledger, commit, ep)
+        entry = log_entry(ledger, commit, ep, by)
         if branches:
             entry["branches"] = holders.get(commit, [])
         out.append(entry)
@@ -479,9 +486,19 @@ def show(repo: Repo, ref: str) -> dict[str, Any]:
             {"id": nid, "scope": rec.get("scope"), "record": rec.get("record")}
             for nid, rec in sorted(ep.notes.items())
         ],
+        "undid": undid(ep),
+        "undone_by": _undone_by(ledger, ep),
         "attachments": attachments,
         "details": d,
     }
+
+
+def _undone_by(ledger: Ledger, ep: Episode) -> str | None:
+    """The undo in force that reversed `ep` (None: it stands)."""
+    for _commit, later, by in with_undone(ledger.walk()):
+        if later.id == ep.id:
+            return by
+    return None
 
 
 def attachment(repo: Repo, ref: str, which: str, round_number: int | None = None) -> bytes:

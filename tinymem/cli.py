@@ -67,6 +67,7 @@ def _register() -> None:
         notes,
         review,
         serve,
+        undo,
     )
 
     core.register(app)
@@ -74,6 +75,7 @@ def _register() -> None:
     branches.register(app)
     ask.register(app)
     review.register(app)
+    undo.register(app)
     hooks.register(app)
     notes.register(app)
     serve.register(app)

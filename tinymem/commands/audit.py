@@ -106,6 +106,8 @@ def _log_line(e: dict[str, Any], styled: bool) -> str:
     summary = e["summary"]
     if e["kind"] == "accept" and e["prompt_summary"]:
         summary += f' ("{e["prompt_summary"]}")'
+    if e["undone_by"]:
+        summary += f" (undone by {e['undone_by']})"
     if styled and len(summary) > 72:  # piped: complete, as git prints it
         summary = summary[:71] + "…"
     counts = []
@@ -218,6 +220,14 @@ def _render_show(d: dict[str, Any]) -> None:
         ("summary", d["summary"]),
         ("outcome", d["outcome"] + (f": {d['error']}" if d["error"] else "")),
     ]
+    if d["undid"]:
+        what = d["details"].get("undid_kind") or "episode"
+        rows.append(("undid", f"{what} {d['undid']} (its files have their text before it again)"))
+    if d["undone_by"]:
+        rows.append(("undone by", f"{d['undone_by']} (`tm undo {d['undone_by']}` redoes it)"))
+    kept = d["details"].get("kept") if d["kind"] == "undo" else None
+    for path, blob in sorted((kept or {}).items()):
+        rows.append(("kept", f"{path}: its text before the forced undo, git cat-file -p {blob}"))
     if d["model"]:
         rows.append(("model", d["model"] + (f" at {d['api_base']}" if d["api_base"] else "")))
     if d["prompt_summary"] and d["kind"] != "ask":

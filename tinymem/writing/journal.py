@@ -45,8 +45,9 @@ class Intent:
     # The ledger ref the episode goes to (records written before State Maps were per branch
     # have none: the current branch's is read).
     ref: str | None = None
-    # The command writing: "accept", or "adopt" (`tm adopt --path`, `POST /v1/user/code`,
-    # whose `before` is the user's own text the paste replaces).
+    # The command writing: "accept", "undo" (`tm undo`, written as an accept is), or "adopt"
+    # (`tm adopt --path`, `POST /v1/user/code`, whose `before` is the user's own text the
+    # paste replaces).
     kind: str = "accept"
 
 

@@ -20,23 +20,26 @@ def recover(repo: Repo) -> str | None:
             return None
         if intent.kind == "adopt":
             return _adopt(repo, intent)
+        command = "tm undo" if intent.kind == "undo" else "tm accept"
         if recorded(repo, intent):
             remove_leftovers(repo, intent)
             journal.clear(repo)
             return (
-                f"an interrupted tm accept had been recorded (episode {intent.episode});"
+                f"an interrupted {command} had been recorded (episode {intent.episode});"
                 " its leftover temporary files were removed"
             )
         done = roll_back(repo, intent)
         journal.clear(repo)
         message = (
-            f"an interrupted tm accept (started {intent.started}) was rolled back:"
+            f"an interrupted {command} (started {intent.started}) was rolled back:"
             f" {len(done.restored)} file(s) restored to their text before it"
         )
         if done.kept:
             message += (
                 "; changed since, left as they are: " + ", ".join(done.kept) + " (`tm status`)"
             )
+        if intent.kind == "undo":
+            return message + "; the episode it was undoing is as it was (`tm undo` again)"
         return message + "; its proposals are still pending"
 
 
