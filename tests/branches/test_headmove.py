@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.branches.steps import accept_reply
+from tests.conftest import git, tm, write
 from tests.modelserver import ModelServer
 
 HOOKS = "def default_hooks():\n    return []\n\n\ndef other_hooks():\n    return ['a']\n"
@@ -28,15 +29,6 @@ def _base(repo: Path) -> None:
     git(repo, "commit", "-qm", "base")
     assert tm(repo, "init").returncode == 0
     assert tm(repo, "hook", "install").returncode == 0
-
-
-def _accept(repo: Path, server: ModelServer, path: str, code: str) -> None:
-    server.add(f"```python path={path}\n{code}\n```\n")
-    proc = tm_ask(repo, server, f"change {path}", "--json")
-    assert proc.returncode == 0, proc.stderr
-    pid = json.loads(proc.stdout)["proposals"][0]["id"]
-    done = tm(repo, "accept", pid)
-    assert done.returncode == 0, done.stderr
 
 
 def _git_episodes(repo: Path, branch: str = "main") -> list[dict[str, Any]]:
@@ -67,7 +59,7 @@ def test_an_older_branch_commits_past_the_hook_with_no_tm_command_first(
     # The first case #17 named, exactly: the hook is the first tm command on `older`.
     _base(repo)
     git(repo, "branch", "older")
-    _accept(repo, server, "hooks.py", NEW_DEFAULT)
+    accept_reply(repo, server, "hooks.py", NEW_DEFAULT)
     git(repo, "commit", "-qam", "lint hook")
     git(repo, "checkout", "-q", "older")
     with (repo / "hooks.py").open("a") as f:
@@ -157,7 +149,7 @@ def test_a_rebase_is_recorded_when_it_finishes(repo: Path) -> None:
 
 def test_a_reset_to_an_older_commit_is_the_branch_truth(repo: Path, server: ModelServer) -> None:
     _base(repo)
-    _accept(repo, server, "hooks.py", NEW_DEFAULT)
+    accept_reply(repo, server, "hooks.py", NEW_DEFAULT)
     git(repo, "commit", "-qam", "lint")
     assert _stale(repo) == []
     git(repo, "reset", "-q", "--hard", "HEAD~1")
@@ -189,7 +181,7 @@ def test_a_branch_recreated_under_the_same_name_starts_afresh(
 ) -> None:
     _base(repo)
     git(repo, "switch", "-q", "-c", "topic")
-    _accept(repo, server, "hooks.py", NEW_DEFAULT)
+    accept_reply(repo, server, "hooks.py", NEW_DEFAULT)
     git(repo, "commit", "-qam", "topic work")
     git(repo, "switch", "-q", "main")
     assert _stale(repo) == []
@@ -207,7 +199,7 @@ def test_a_stale_buffer_is_still_refused_when_head_did_not_move(
     repo: Path, server: ModelServer
 ) -> None:
     _base(repo)
-    _accept(repo, server, "hooks.py", NEW_DEFAULT)
+    accept_reply(repo, server, "hooks.py", NEW_DEFAULT)
     # The editor's buffer, saved over the accepted change: default_hooks is HEAD's text again
     # (and an edit the user made in that buffer to other_hooks).
     write(repo, "hooks.py", BUFFER)
@@ -219,7 +211,7 @@ def test_a_stale_buffer_is_still_refused_when_head_did_not_move(
 
 def test_a_no_verify_commit_becomes_truth(repo: Path, server: ModelServer) -> None:
     _base(repo)
-    _accept(repo, server, "hooks.py", NEW_DEFAULT)
+    accept_reply(repo, server, "hooks.py", NEW_DEFAULT)
     write(repo, "hooks.py", BUFFER)
     git(repo, "commit", "-qam", "mine", check=False)
     assert git(repo, "log", "-1", "--format=%s").strip() == "base"  # refused by the hook

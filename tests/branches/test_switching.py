@@ -7,7 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.branches.steps import accept_reply
+from tests.conftest import git, tm, write
 from tests.modelserver import ModelServer
 
 HELPERS = "def get_debug_flag():\n    return False\n\n\ndef other():\n    return 1\n"
@@ -21,16 +22,6 @@ def _base(repo: Path) -> None:
     git(repo, "commit", "-qm", "base")
     assert tm(repo, "init").returncode == 0
     assert tm(repo, "hook", "install").returncode == 0
-
-
-def _accept(repo: Path, server: ModelServer, path: str, code: str) -> str:
-    server.add(f"```python path={path}\n{code}\n```\n")
-    proc = tm_ask(repo, server, f"change {path}", "--json")
-    assert proc.returncode == 0, proc.stderr
-    pid = json.loads(proc.stdout)["proposals"][0]["id"]
-    done = tm(repo, "accept", pid)
-    assert done.returncode == 0, done.stderr
-    return str(pid)
 
 
 def _log(repo: Path) -> list[dict[str, object]]:
@@ -49,7 +40,7 @@ def test_an_older_branch_is_not_a_stale_buffer(repo: Path, server: ModelServer) 
     # The report that opened #17: a branch made before an accepted change.
     _base(repo)
     git(repo, "branch", "old")
-    _accept(repo, server, "helpers.py", NEW_FLAG)
+    accept_reply(repo, server, "helpers.py", NEW_FLAG)
     git(repo, "commit", "-qam", "flag on")
     git(repo, "switch", "-q", "old")
     status = tm(repo, "status", "--check")
@@ -68,11 +59,11 @@ def test_an_older_branch_is_not_a_stale_buffer(repo: Path, server: ModelServer) 
 def test_switching_back_and_forth_with_accepts_on_each(repo: Path, server: ModelServer) -> None:
     _base(repo)
     git(repo, "switch", "-q", "-c", "feature")
-    on_feature = _accept(repo, server, "app.py", "def run():\n    return 1")
+    on_feature = accept_reply(repo, server, "app.py", "def run():\n    return 1")
     git(repo, "commit", "-qam", "feature: run 1")
     git(repo, "switch", "-q", "main")
     _clean(repo)
-    on_main = _accept(repo, server, "helpers.py", NEW_FLAG)
+    on_main = accept_reply(repo, server, "helpers.py", NEW_FLAG)
     git(repo, "commit", "-qam", "main: flag")
     for _ in range(2):
         git(repo, "switch", "-q", "feature")
@@ -106,7 +97,7 @@ def test_the_hook_still_refuses_a_stale_buffer_on_its_own_branch(
 ) -> None:
     _base(repo)
     git(repo, "switch", "-q", "-c", "feature")
-    _accept(repo, server, "helpers.py", NEW_FLAG)
+    accept_reply(repo, server, "helpers.py", NEW_FLAG)
     git(repo, "commit", "-qam", "flag on")
     write(repo, "helpers.py", HELPERS)  # an editor saves the buffer it had open before
     git(repo, "add", "helpers.py")
@@ -234,7 +225,7 @@ def test_a_deleted_branch_s_ledger_in_the_way_is_named(repo: Path) -> None:
 def test_a_renamed_branch_keeps_its_ledger(repo: Path, server: ModelServer) -> None:
     _base(repo)
     git(repo, "switch", "-q", "-c", "zfeat")
-    pid = _accept(repo, server, "helpers.py", NEW_FLAG)  # not committed
+    pid = accept_reply(repo, server, "helpers.py", NEW_FLAG)  # not committed
     git(repo, "branch", "-m", "zfeat2")
     proc = tm(repo, "status", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
