@@ -10,6 +10,9 @@ It speaks the two protocols tm's users point litellm at:
   `GET /api/tags`, `GET /api/version`. litellm's `ollama_chat/` provider only calls
   `/api/chat` for a completion; `/api/show` is what `litellm.get_model_info` asks for a model
   that is not in its static cost map.
+- OpenAI embeddings: `POST /v1/embeddings` (and `/embeddings`): a deterministic vector for
+  each input, from its hashed words (`embed_vector`), so texts sharing words, or words the
+  server's `synonyms` map to one, are close. `embed_failure` (a `Failure`) makes it fail.
 
 Each chat request takes the next scripted reply from a queue (or the default reply when the
 queue is empty) and every request is recorded (method, path, headers, JSON body) so tests can
@@ -25,13 +28,16 @@ assert the exact messages and options received.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import math
+import re
 import socket
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +48,19 @@ Failure = Literal["not_found", "server_error", "drop", "empty_body", "stream_err
 
 OPENAI_CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 OLLAMA_CHAT_PATHS = frozenset({"/api/chat", "/api/generate"})
+EMBEDDING_PATHS = frozenset({"/v1/embeddings", "/embeddings"})
+EMBED_DIMENSIONS = 64
+
+
+def embed_vector(text: str, synonyms: Mapping[str, str] | None = None) -> list[float]:
+    """The fake embedding of `text`: one dimension per hashed word (after `synonyms`),
+    normalized. Texts with no word in common are orthogonal (cosine 0, barring a collision)."""
+    vec = [0.0] * EMBED_DIMENSIONS
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        word = (synonyms or {}).get(word, word)
+        vec[int(hashlib.sha256(word.encode()).hexdigest(), 16) % EMBED_DIMENSIONS] += 1.0
+    norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+    return [x / norm for x in vec]
 
 
 @dataclass(frozen=True)
@@ -221,6 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat(record, ollama=True)
         elif record.path == "/api/show":
             self._show(record)
+        elif record.path in EMBEDDING_PATHS:
+            self._embeddings(record)
         else:
             self._send_bytes(404, b"404 page not found", "text/plain")
 
@@ -230,6 +251,25 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": f"model '{model}' not found"})
             return
         self._send_json(200, _ollama_show(model, self.owner.context_length))
+
+    def _embeddings(self, record: RecordedRequest) -> None:
+        body = record.body if isinstance(record.body, dict) else {}
+        model = record.model or "unknown"
+        failure = self.owner.embed_failure
+        if failure is not None or not self.owner.knows(model):
+            status = 404 if failure == "not_found" or failure is None else 500
+            message = _not_found_message(model, False) if status == 404 else "embedding failed"
+            self._error(False, status, message)
+            return
+        given = body.get("input", [])
+        texts = [given] if isinstance(given, str) else [str(t) for t in given]
+        data = [
+            {"object": "embedding", "index": i, "embedding": embed_vector(t, self.owner.synonyms)}
+            for i, t in enumerate(texts)
+        ]
+        words = sum(len(t.split()) for t in texts)
+        usage = {"prompt_tokens": words, "total_tokens": words}
+        self._send_json(200, {"object": "list", "data": data, "model": model, "usage": usage})
 
     # --- chat ----------------------------------------------------------------------------
 
@@ -482,6 +522,8 @@ class ModelServer:
         self.models = tuple(models) if models is not None else None
         self.context_length = context_length
         self.default = default if default is not None else ScriptedReply(text="ok")
+        self.synonyms: dict[str, str] = {}  # word → the word it embeds as (`embed_vector`)
+        self.embed_failure: Failure | None = None  # set: every embedding request fails
         self.errors: list[str] = []  # tracebacks of server-side exceptions (should stay empty)
         self._queue: deque[ScriptedReply] = deque()
         self._requests: list[RecordedRequest] = []
@@ -580,6 +622,10 @@ class ModelServer:
     def chat_requests(self) -> list[RecordedRequest]:
         chat = OPENAI_CHAT_PATHS | OLLAMA_CHAT_PATHS
         return [r for r in self.requests if r.path in chat]
+
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path in EMBEDDING_PATHS]
 
     def clear(self) -> None:
         with self._lock:

@@ -92,6 +92,22 @@ def test_defaults_with_sources_exact(repo: Path) -> None:
                 "default": "0.15",
                 "help": "share of the budget the notes may take in a prompt (0: no notes)",
             },
+            {
+                "key": "embedModel",
+                "value": None,
+                "source": "default",
+                "env": "TM_EMBED_MODEL",
+                "default": None,
+                "help": "litellm embedding model for note recall (unset: words only)",
+            },
+            {
+                "key": "embedApiBase",
+                "value": None,
+                "source": "default",
+                "env": "TM_EMBED_API_BASE",
+                "default": None,
+                "help": "endpoint URL of the embedding model (default: apiBase)",
+            },
         ]
     }
     text = tma(repo, "config").stdout.splitlines()

@@ -129,7 +129,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     for given, rel in zip(opts.files, files, strict=True):
         _known_file(repo, view, given, rel)
     reserve = repair_reserve(budget) if repair else 0
-    memory = memory_for(repo, view, etv, values)
+    memory, memory_notice = memory_for(repo, view, etv, values, opts.prompt)
     hyd = hydrate(
         view,
         etv,
@@ -143,6 +143,8 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     )
     notices = _stale_notices(view, hyd.stale, opts.prompt, files)
     notices += _left_out(view, hyd, files)
+    if memory_notice is not None:
+        notices.append(memory_notice)
     if opts.conversation is not None:
         hyd.messages = hyd.injected(opts.conversation)
         hyd.tokens = sum(estimate_tokens(m["content"]) for m in hyd.messages)

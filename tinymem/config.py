@@ -43,6 +43,18 @@ SETTINGS: tuple[Setting, ...] = (
         "0.15",
         "share of the budget the notes may take in a prompt (0: no notes)",
     ),
+    Setting(
+        "embedModel",
+        "TM_EMBED_MODEL",
+        None,
+        "litellm embedding model for note recall (unset: words only)",
+    ),
+    Setting(
+        "embedApiBase",
+        "TM_EMBED_API_BASE",
+        None,
+        "endpoint URL of the embedding model (default: apiBase)",
+    ),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 NUMERIC_SETTINGS = ("budget", "context", "timeout", "maxReply")
@@ -129,6 +141,25 @@ def memory_share(values: dict[str, Value]) -> float:
             f" (from {v.source})"
         )
     return share
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """The embedding model note recall asks, and where (`embedModel`, `embedApiBase`)."""
+
+    model: str
+    api_base: str | None
+    timeout: float
+
+
+def embedding(values: dict[str, Value]) -> Embedding | None:
+    """None when `embedModel` is unset: recall by words only, no call. The chat model's
+    endpoint is the embedding model's too unless `embedApiBase` names another."""
+    model = (values["embedModel"].value or "").strip()
+    if not model:
+        return None
+    base = values["embedApiBase"].value or values["apiBase"].value
+    return Embedding(model, base or None, float(as_int(values, "timeout") or 120))
 
 
 # tm's own secret for its own server, not a provider's key: `tm config serveToken T` may
@@ -219,7 +250,7 @@ def write_setting(repo: Repo | None, key: str, value: str, *, global_: bool) -> 
         memory_share({s.key: Value(s.key, value, "argument")})
     if not value.strip():
         raise UsageError(f"{s.key} needs a value")
-    if s.key == "apiBase":
+    if s.key in ("apiBase", "embedApiBase"):
         check_api_base(value)
     conf, path, scope = _config_file(repo, global_)
     name = f"tinymem.{s.key}"

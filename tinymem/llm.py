@@ -256,3 +256,44 @@ def call(
         seconds=time.monotonic() - start,
         first_token_seconds=first,
     )
+
+
+def embed(
+    model: str, texts: list[str], *, api_base: str | None, timeout: float
+) -> list[list[float]]:
+    """One embedding call for `texts` (litellm's `embedding`), a vector for each, in order.
+    Checked and reported as `call` is: a setting that cannot work or a silent endpoint
+    before litellm is imported."""
+    check_setup(model, api_base)
+    check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
+    litellm = import_litellm()
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "input": texts,
+        "timeout": timeout,
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if api_base:
+        kwargs["api_base"] = api_base
+    try:
+        reply = litellm.embedding(**kwargs)
+        rows = sorted(reply.data, key=lambda d: _field(d, "index", 0))
+        vectors = [[float(x) for x in _field(d, "embedding", [])] for d in rows]
+    except ModelError:
+        raise
+    except Exception as exc:  # litellm/openai/httpx exceptions have no common base
+        raise _translate(exc, model, api_base, timeout) from exc
+    if len(vectors) != len(texts) or any(not v for v in vectors):
+        raise ModelReplyError(
+            f"the embedding model {model} at {endpoint_name(model, api_base)} sent"
+            f" {len(vectors)} vectors for {len(texts)} texts"
+        )
+    return vectors
+
+
+def _field(item: Any, name: str, default: Any) -> Any:
+    # litellm gives dicts for some providers, objects for others.
+    if isinstance(item, dict):
+        return item.get(name, default)
+    return getattr(item, name, default)

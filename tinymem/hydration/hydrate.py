@@ -340,7 +340,8 @@ def hydrate(
     mem = None
     if memory is not None:
         ranked = [(c.key, c.score) for c in cands]
-        mem = recall(memory.notes, memory.marks, about(ranked, holders, recent), prompt, cap)
+        keys = about(ranked, holders, recent)
+        mem = recall(memory.notes, memory.marks, keys, prompt, cap, memory.similar)
     if mem is not None:
         room += cap - mem.tokens
     map_lines: list[str] = []

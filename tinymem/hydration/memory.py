@@ -12,7 +12,10 @@ Which notes, in this order, while the share lasts:
    anchored to nothing) whose text or anchors share words with the request (identifiers
    split into their parts, a few word endings set aside), most shared words first. An
    anchored decision comes by its anchor only: the words of a note about other code say
-   little (`Session` is in half the notes of requests).
+   little (`Session` is in half the notes of requests). With `tinymem.embedModel` set, a
+   note's embedding close to the request's (cosine at least `CLOSE`) also counts: it adds
+   `CLOSE_WEIGHT` × cosine to its shared words (a close note ranks like one or two shared
+   words; one with no shared word is recalled by closeness alone); below `CLOSE`, nothing.
 A note that does not fit is left out and the next one tried: the block never exceeds its share.
 """
 
@@ -27,7 +30,16 @@ from tinymem.ledger import Episode
 from tinymem.notes.model import Note
 from tinymem.records import State
 
-__all__ = ["ANCHORED_KINDS", "Mark", "Memory", "Recall", "about", "note_words", "recall"]
+__all__ = [
+    "ANCHORED_KINDS",
+    "Mark",
+    "Memory",
+    "Recall",
+    "about",
+    "by_words",
+    "note_words",
+    "recall",
+]
 
 ANCHORED_KINDS = frozenset({"decision", "gotcha", "tried"})
 
@@ -161,6 +173,17 @@ def render(note: Note, mark: Mark) -> str:
     return f"- {note.kind}{on}{mark.value}: {text}\n"
 
 
+CLOSE = 0.5  # the least cosine that counts: unrelated texts still score 0.1 to 0.4
+CLOSE_WEIGHT = 2.0
+
+
+def by_words(note: Note) -> bool:
+    """A live note recalled by its words (step 3), not as a constraint or by its anchors."""
+    if note.deleted is not None or note.kind == "constraint":
+        return False
+    return not (note.kind in ANCHORED_KINDS and note.anchors)
+
+
 HEADER = "[PROJECT MEMORY: kept by the user; follow every constraint]\n"
 FOOTER = "[END MEMORY]\n\n"
 
@@ -171,10 +194,12 @@ def recall(
     hydrated: Sequence[str],
     prompt: str,
     cap: int,
+    similar: Mapping[str, float] | None = None,
 ) -> Memory:
     """The memory block for a request: `hydrated` are the entity keys the prompt shows, most
     relevant first; `marks` each note's anchors now, by note id (absent: CURRENT); `cap` the
-    tokens the block may take (0: none)."""
+    tokens the block may take (0: none); `similar` each note's cosine with the request, by
+    note id (none: words only)."""
     # hydrate.py imports this module: its estimate is taken when first called.
     from tinymem.hydration.hydrate import estimate_tokens
 
@@ -192,13 +217,17 @@ def recall(
     order += [n for _, _, n in sorted(anchored, key=lambda t: (t[0], t[1]))]
     asked = note_words(prompt)
     taken = {n.id for n in order}
-    worded: list[tuple[int, int, Note]] = []
+    close = similar or {}
+    worded: list[tuple[float, int, Note]] = []
     for i, n in enumerate(live):
-        if n.id in taken or (n.kind in ANCHORED_KINDS and n.anchors):
+        if n.id in taken or not by_words(n):
             continue
-        shared = len(asked & (note_words(n.text) | _anchor_words(n)))
-        if shared:
-            worded.append((-shared, i, n))
+        score = float(len(asked & (note_words(n.text) | _anchor_words(n))))
+        cos = close.get(n.id, 0.0)
+        if cos >= CLOSE:
+            score += CLOSE_WEIGHT * cos
+        if score > 0:
+            worded.append((-score, i, n))
     order += [n for _, _, n in sorted(worded, key=lambda t: (t[0], t[1]))]
     left = cap - estimate_tokens(HEADER + FOOTER)
     lines: list[str] = []
@@ -225,6 +254,7 @@ class Recall:
     notes: Sequence[Note] = ()
     marks: Mapping[str, Mark] = field(default_factory=dict)
     share: float = 0.0
+    similar: Mapping[str, float] = field(default_factory=dict)  # cosine by note id
 
     def cap(self, budget: int) -> int:
         """Tokens set aside for the block: its share of the budget, or less when every live
