@@ -273,3 +273,43 @@ def test_a_kill_mid_undo_is_rolled_back_by_the_next_command(
     _undo(repo)  # and it can be undone after all
     assert (repo / "app.py").read_text() == PY_APP
     _clean(repo)
+
+
+def _executable(path: Path) -> bool:
+    return bool(path.stat().st_mode & 0o100)
+
+
+def test_undo_of_a_deletion_brings_an_executable_file_back_executable(
+    repo: Path, server: ModelServer
+) -> None:
+    write(repo, "app.py", PY_APP)
+    (repo / "app.py").chmod(0o755)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    server.add("Remove it.\n\nDELETE: app.py\n")
+    (prop,) = json.loads(tm_ask(repo, server, "drop app.py", "--json").stdout)["proposals"]
+    assert tm(repo, "accept", str(prop["id"]), "--allow-delete").returncode == 0
+    assert not (repo / "app.py").exists()
+    _undo(repo)
+    assert (repo / "app.py").read_text() == PY_APP
+    assert _executable(repo / "app.py")  # git's mode 100755 again, as committed
+    assert git(repo, "status", "--porcelain") == ""
+    _clean(repo)
+
+
+def test_undo_of_an_adopt_that_made_a_file_executable_takes_the_bit_back(repo: Path) -> None:
+    _init(repo)
+    edited = PY_APP + "\n\ndef main():\n    pass\n"
+    write(repo, "app.py", edited)
+    (repo / "app.py").chmod(0o755)
+    adopted = json.loads(tm(repo, "adopt", "app.py", "--json").stdout)["episode"]
+    undone = _undo(repo, adopted)
+    assert (repo / "app.py").read_text() == PY_APP
+    assert not _executable(repo / "app.py")  # the mode the State Map had before the adopt
+    assert git(repo, "status", "--porcelain") == ""
+    _clean(repo)
+    _undo(repo, undone["episode"])  # redone: the adopt's text and mode come back
+    assert (repo / "app.py").read_text() == edited
+    assert _executable(repo / "app.py")
+    _clean(repo)

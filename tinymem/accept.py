@@ -32,7 +32,7 @@ from tinymem.edits.splice import (
     whole_file_symbols,
 )
 from tinymem.edits.stubs import placeholder_members
-from tinymem.errors import HeadMovedError, StaleError, UnsafePathError, UsageError
+from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
 from tinymem.notes.model import Note
@@ -45,7 +45,8 @@ from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
 from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import ThroughSymlinkError, read_file, worktree_form
+from tinymem.worktree import read_file, worktree_form
+from tinymem.writing.ondisk import disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 
@@ -81,6 +82,7 @@ class FilePlan:
     # The disk already held what a proposal writes (applied by hand, or by another tool):
     # nothing is written, but the file is recorded as an accept that wrote it would.
     applied: bool = False
+    executable: bool | None = None  # the mode to write (None: the file's own, kept)
 
 
 @dataclass
@@ -136,20 +138,6 @@ def select(view: StateView, refs: list[str], every: bool) -> list[Proposal]:
     return [chosen[k] for k in sorted(chosen)]
 
 
-def _disk(repo: Repo, path: str) -> tuple[bytes | None, str | None]:
-    try:
-        wf = read_file(repo, path)
-    except FileNotFoundError:
-        return None, None
-    except ThroughSymlinkError as exc:  # a directory became a symlink since the ask
-        raise UnsafePathError(
-            f"{exc}: tm writes inside the work tree only; nothing was written"
-        ) from exc
-    except OSError as exc:
-        raise StaleError(f"{path} cannot be read ({exc}); nothing was written") from exc
-    return wf.data, wf.oid
-
-
 def plan(
     repo: Repo,
     view: StateView,
@@ -181,7 +169,7 @@ def plan(
             continue
         fp = result.files.get(p.path)
         if fp is None:
-            before, oid = _disk(repo, p.path)
+            before, oid = disk_text(repo, p.path)
             fp = FilePlan(p.path, before, oid, before)
             result.files[p.path] = fp
         earlier = result.changes.get(_change_key(p))
@@ -617,7 +605,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
     ]
 
     def unchanged(fp: FilePlan) -> None:
-        _, oid = _disk(repo, fp.path)
+        _, oid = disk_text(repo, fp.path)
         if oid != fp.before_oid:
             raise StaleError(
                 f"{fp.path} changed while accepting (an editor saved it?); nothing was written"

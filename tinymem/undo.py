@@ -16,7 +16,7 @@ from functools import partial
 
 import pygit2
 
-from tinymem.accept import FilePlan, _disk
+from tinymem.accept import FilePlan
 from tinymem.branches.refs import branch_of_ref, ledger_refs
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
@@ -37,6 +37,7 @@ from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.undohistory import UNDOABLE, with_undone
 from tinymem.worktree import read_file, worktree_form
+from tinymem.writing.ondisk import disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 __all__ = ["UndoPlan", "UndoResult", "plan_undo", "undo"]
@@ -158,13 +159,16 @@ def plan_undo(repo: Repo, wanted: str | None = None, *, force: bool = False) -> 
         was, then, now = before.meta(path), after.meta(path), view.meta(path)
         if _snapshot(was) == _snapshot(then):
             continue  # recorded, not written (already applied): nothing to take back
-        data, oid = _disk(repo, path)
+        data, oid = disk_text(repo, path)
         changed = [] if _snapshot(now) == _snapshot(then) else _later(path, then, now)
         if oid != _snapshot(now):
             changed += _by_hand(path, now, data)
         restored = _snapshot(was)
         text = None if restored is None else read_blob(repo.git, restored)
-        result.files.append(FilePlan(path, data, oid, text))
+        # The mode goes back with the text: a file re-created, or one the episode made
+        # executable (an adopt records the mode it found), gets the mode it had then.
+        mode = None if was is None or restored is None else was.executable
+        result.files.append(FilePlan(path, data, oid, text, executable=mode))
         result.expected[path] = _snapshot(now)
         if changed:
             result.changed[path] = changed
@@ -196,7 +200,7 @@ def _apply(repo: Repo, p: UndoPlan) -> Committed:
     reason = f"undo of {target.kind} episode {target.id}"
 
     def unchanged(fp: FilePlan) -> None:
-        if _disk(repo, fp.path)[1] != fp.before_oid:
+        if disk_text(repo, fp.path)[1] != fp.before_oid:
             raise StaleError(
                 f"{fp.path} changed while undoing (an editor saved it?); nothing was written"
             )
@@ -255,7 +259,7 @@ def _apply(repo: Repo, p: UndoPlan) -> Committed:
         return worktree_form(read_raw(repo, fp.path), fp.before, fp.after)
 
     changes = [
-        Change(fp.path, on_disk(fp), partial(unchanged, fp))
+        Change(fp.path, on_disk(fp), partial(unchanged, fp), fp.executable)
         for fp in p.files
         if fp.after != fp.before
     ]

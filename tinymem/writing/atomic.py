@@ -54,13 +54,20 @@ def _tmp_dir(repo: Repo) -> int:
     return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
 
-def _mode(dir_fd: int, name: str) -> int:
+def _mode(dir_fd: int, name: str, executable: bool | None) -> int:
+    """The new file's permissions: the old file's, with the executable bits git's checkout
+    would give `executable` (None: as they are)."""
     try:
-        return stat.S_IMODE(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        mode = stat.S_IMODE(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
-        return 0o666 & ~umask
+        return (0o777 if executable else 0o666) & ~umask
+    if executable is None:
+        return mode
+    if executable:
+        return mode | (mode & 0o444) >> 2  # executable by whoever may read it
+    return mode & ~0o111
 
 
 def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> None:
@@ -82,8 +89,10 @@ def write_atomic(
     *,
     tag: str,
     check: Callable[[], None] | None = None,
+    executable: bool | None = None,
 ) -> None:
-    """Replace work-tree file `rel` with `data`, keeping its permissions.
+    """Replace work-tree file `rel` with `data`, keeping its permissions (`executable`, when
+    given, sets or clears the executable bits: git's mode 100755 or 100644).
 
     `check` runs right before the rename (after the slow part) and raises to abort: where
     callers re-verify that nobody changed the file meanwhile. `tag` names the temporary file
@@ -94,7 +103,7 @@ def write_atomic(
     tmp = f"{tag}-{os.getpid()}-{name}"[:200]
     tmp_dir = tmp_fd
     try:
-        mode = _mode(parent, name)
+        mode = _mode(parent, name, executable)
         _write_temp(tmp_dir, tmp, data, mode)
         try:
             if check is not None:

@@ -47,6 +47,7 @@ class Change:
     path: str
     after: bytes | None  # None: remove the file
     unchanged: Callable[[], None]  # raises when the file changed since it was planned
+    executable: bool | None = None  # the mode to give it (None: the file's own, kept)
 
 
 @dataclass
@@ -115,7 +116,14 @@ def write_all(
                 if c.after is None:
                     remove_file(repo, c.path, check=c.unchanged)
                 else:
-                    write_atomic(repo, c.path, c.after, tag=intent.tag, check=c.unchanged)
+                    write_atomic(
+                        repo,
+                        c.path,
+                        c.after,
+                        tag=intent.tag,
+                        check=c.unchanged,
+                        executable=c.executable,
+                    )
             result = record()
         except BaseException:
             if not recorded(repo, intent):
