@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -626,15 +629,46 @@ def test_parse_reply_survives_non_text() -> None:
     assert parse_reply(b"```\nx\n```").blocks == ()  # type: ignore[arg-type]
 
 
-def test_parse_is_fast_on_pathological_lines() -> None:
-    # Catastrophic regex backtracking would make this take minutes.
-    import time
+def _pathological(k: int) -> str:
+    """A reply of long runs that invite regex backtracking, every run k times as long."""
+    nasty = "# " + "-" * 2000 * k + " a" * 500 * k + "\n" + "`" * 1000 * k + "\n" + "**" * 1000 * k
+    return nasty + "\n" + F + "\n" + nasty + "\n" + F
 
-    started = time.monotonic()
-    nasty = "# " + "-" * 20000 + " a" * 5000 + "\n" + "`" * 10000 + "\n" + "**" * 10000
-    parse_reply(nasty + "\n" + F + "\n" + nasty + "\n" + F)
-    find_elisions(("# " + "rest " * 5000 + "\n") * 3)
-    assert time.monotonic() - started < 5
+
+def _steps(run: Callable[[], object]) -> int:
+    """The Python lines and calls `run` executes: a count of work that no machine's load
+    changes, unlike a clock."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        count += 1
+        return trace
+
+    before = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        run()
+    finally:
+        sys.settrace(before)
+    return count
+
+
+def test_parse_is_linear_on_pathological_lines() -> None:
+    # Work that grows faster than the reply (a quadratic scan, catastrophic backtracking)
+    # made a small model's runaway line take minutes. Counted, not timed: four times the
+    # reply costs about four times the steps (quadratic would be sixteen). Backtracking
+    # inside one regex match is not seen by the count; at these sizes (the larger reply has
+    # runs of 40,000 characters) it would make the test hang: seen, though not as a failure.
+    def parse(k: int) -> Callable[[], object]:
+        return lambda: (
+            parse_reply(_pathological(k)),
+            find_elisions(("# " + "rest " * 500 * k + "\n") * 3),
+        )
+
+    parse(1)()  # imports and first-call caches are not the parser's work
+    small, large = _steps(parse(5)), _steps(parse(20))
+    assert large < 5 * small, (small, large)
 
 
 PATH_FRAGMENTS = st.sampled_from(
