@@ -56,6 +56,54 @@ def test_a_note_line_in_unfenced_code_is_not_code() -> None:
     assert "GOTCHA" not in "".join(b.code for b in parsed.blocks)
 
 
+def _notes(reply: str) -> list[tuple[str, str, int]]:
+    return [(n.kind, n.text, n.line) for n in _parse(reply).notes]
+
+
+def test_note_lines_of_a_reply_wrapped_in_markdown_count() -> None:
+    """Small models wrap their whole answer in ```markdown: its NOTE lines are the reply's,
+    while the code blocks inside stay code."""
+    code = '```python path=app.py\nX = "NOTE: not me"\nDECISION: nor me\n```\n'
+    # Same-length nesting (CommonMark closes the wrapper at the code's closing fence).
+    same = f"```markdown\nDECISION: keep dicts\n{code}\nGOTCHA: ids are strings\n```\n"
+    assert _notes(same) == [("decision", "keep dicts", 2), ("gotcha", "ids are strings", 8)]
+    # A longer wrapper fence: everything inside it is the reply.
+    longer = f"````markdown\nDECISION: keep dicts\n{code}\nGOTCHA: ids are strings\n````\n"
+    assert _notes(longer) == [("decision", "keep dicts", 2), ("gotcha", "ids are strings", 8)]
+    assert [b.raw_path for b in _parse(longer).blocks] == ["app.py"]
+    # Prose only, the whole reply in the wrapper.
+    prose = "```md\nNothing to change.\n\n- **CONSTRAINT:** no network in tests\n```\n"
+    assert _notes(prose) == [("constraint", "no network in tests", 4)]
+    # Its DELETE lines are the reply's too (still needing --allow-delete to be accepted).
+    assert [d.target for d in _parse(f"````md\n{code}DELETE: app.py::g\n````\n").deletes] == [
+        "app.py::g"
+    ]
+
+
+def test_a_markdown_block_of_a_file_is_content_not_notes() -> None:
+    """Markdown that is a file's text (named, or one block among prose) keeps its lines."""
+    body = "# Setup\n\nNOTE: run make first\n"
+    named = [
+        f"```markdown path=README.md\n{body}```\n",
+        f"### README.md\n\n```markdown\n{body}```\n",
+        f"Add this section:\n\n```markdown\n{body}```\n\nThat is all.\n",
+    ]
+    for reply in named:
+        parsed = _parse(reply)
+        assert parsed.notes == (), reply
+        assert "NOTE: run make first" in parsed.blocks[0].code
+
+
+def test_a_wrapped_reply_gives_note_proposals(inited: Path, server: ModelServer) -> None:
+    doc = _ask(inited, server, f"````markdown\nHere it is:\n\n{REPLY}````\n")
+    props = doc["proposals"]
+    assert isinstance(props, list)
+    assert sorted(p["kind"] for p in props) == ["note", "note", "symbols"]
+    notes = [p["note"] for p in props if p["kind"] == "note"]
+    assert [n["kind"] for n in notes] == ["decision", "gotcha"]
+    assert notes[0]["anchors"] == ["app.py::fetch_user"]
+
+
 _LINE = st.one_of(
     st.sampled_from(
         [

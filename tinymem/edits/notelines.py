@@ -6,7 +6,8 @@ note) or a kind as the keyword (``DECISION: …``, ``CONSTRAINT: …``, ``GOTCHA
 note proposal: nothing is remembered until the user accepts it. The keyword is upper case
 only: "Note: this keeps the old order" is prose, and prose must not fill the user's memory.
 Lines inside fences are code (`reply.py` reads only the lines outside them), so a string or a
-comment saying ``NOTE: …`` never becomes a note.
+comment saying ``NOTE: …`` never becomes a note; a ```markdown fence that only wraps the reply
+(no file named, and code fences inside or nothing else in the reply) is prose, not code.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ What small (3B-14B) coding models really emit, and what this module survives:
   SEARCH/REPLACE);
 - no fences at all;
 - elisions (``# ... rest of the code unchanged``) that would delete code if taken literally;
-- the whole reply wrapped in ```` ```markdown ```` (unwrapped when the wrapper names no file);
+- the whole reply wrapped in ```` ```markdown ```` (unwrapped when the wrapper names no file:
+  its DELETE and NOTE lines are the reply's, the code blocks inside it stay code);
 - a leading ``<think>...</think>`` section (reasoning models): drafts there are not proposals.
 
 Deletion is never inferred from an omission: an explicit directive line outside fences,
@@ -175,13 +176,27 @@ def _parse_lines(lines: list[str], *, nested: bool, interrupted: bool = False) -
     blocks: list[Block] = []
     if fences:
         floor = thinking
+        # The whole reply is one fence: nothing but blank lines around it.
+        whole = len(fences) == 1 and not any(lines[i].strip() for i in outside if i >= thinking)
         for fence in fences:
             if interrupted and fence.close_index is None:
                 break  # the stream stopped inside this block: what it holds is unfinished
             language, path, spaced = parse_info(fence.info)
-            blocks.extend(_fence_blocks(lines, fence, language, (path, spaced), floor, nested))
+            named = (path, spaced)
+            wrapped = None if nested else _wrapper(fence, language, named, whole)
+            if wrapped is not None:
+                # A prose wrapper's directive lines are the reply's, as if it were unwrapped.
+                offset = fence.open_index + 1
+                deletes += tuple(replace(d, line=d.line + offset) for d in wrapped.deletes)
+                notes += tuple(replace(n, line=n.line + offset) for n in wrapped.notes)
+            if wrapped is not None and wrapped.blocks and all(b.fenced for b in wrapped.blocks):
+                blocks.extend(replace(b, start_line=b.start_line + offset) for b in wrapped.blocks)
+            else:
+                blocks.extend(_fence_blocks(lines, fence, language, named, floor))
             floor = (fence.close_index if fence.close_index is not None else len(lines)) + 1
         prose = "\n".join(lines[i] for i in outside).strip()
+        deletes = tuple(sorted(deletes, key=lambda d: d.line))  # in the reply's order
+        notes = tuple(sorted(notes, key=lambda n: n.line))
         return ParsedReply(tuple(blocks), deletes, prose, notes)
     if interrupted:
         # Code with no fences has no end to tell a finished block by.
@@ -202,28 +217,42 @@ def _parse_lines(lines: list[str], *, nested: bool, interrupted: bool = False) -
     return ParsedReply(tuple(blocks), deletes, prose, notes)
 
 
+def _wrapper(
+    fence: Fence,
+    language: str | None,
+    named: tuple[str | None, tuple[str, ...]],
+    whole: bool,
+) -> ParsedReply | None:
+    """The body of a ```markdown fence that wraps the reply's prose, parsed as a reply (line
+    numbers relative to the body), or None when the fence is a block of its own.
+
+    A wrapper names no file in its info string and either holds fenced code blocks and
+    nothing else that reads as code, or is the whole reply (its blocks are then the fence
+    itself unless they are all fenced, as before). A named one is a Markdown file's text,
+    and one among prose with no code fence inside is a block the model shows: their lines
+    are content, never directives."""
+    path, spaced = named
+    if path is not None or spaced or (language or "").lower() not in _WRAPPER_LANGS:
+        return None
+    fenced = any(OPEN_FENCE_RE.match(line) for line in fence.body)
+    if not fenced and not whole:
+        return None
+    # A closed wrapper's body ended with a newline; keep it for an inner unclosed fence.
+    body = [*fence.body, ""] if fence.close_index is not None else fence.body
+    inner = _parse_lines(body, nested=True)
+    if whole or (inner.blocks and all(b.fenced for b in inner.blocks)):
+        return inner
+    return None
+
+
 def _fence_blocks(
     lines: list[str],
     fence: Fence,
     language: str | None,
     named: tuple[str | None, tuple[str, ...]],
     floor: int,
-    nested: bool,
 ) -> list[Block]:
     path, spaced = named
-    if (
-        path is None
-        and not spaced
-        and not nested
-        and (language or "").lower() in _WRAPPER_LANGS
-        and any(OPEN_FENCE_RE.match(line) for line in fence.body)
-    ):
-        # A closed wrapper's body ended with a newline; keep it for an inner unclosed fence.
-        body = [*fence.body, ""] if fence.close_index is not None else fence.body
-        inner = _parse_lines(body, nested=True).blocks
-        if inner and all(b.fenced for b in inner):
-            offset = fence.open_index + 1
-            return [replace(b, start_line=b.start_line + offset) for b in inner]
     source: str | None = "info" if path is not None or spaced else None
     if source is None:
         path, spaced = heading_path(lines, fence.open_index, floor)
