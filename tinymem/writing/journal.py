@@ -33,6 +33,9 @@ class IntendedFile:
     path: str
     before: str | None  # blob of the bytes on disk before (None: no such file)
     after: str | None  # blob of the bytes written (None: the file is removed)
+    # Whether it was executable before, given back with `before` by a rollback (None: no such
+    # file, or a record of an older tm: the mode it has is kept).
+    executable: bool | None = None
 
 
 @dataclass

@@ -59,18 +59,23 @@ class Rollback:
 def read_raw(repo: Repo, rel: str) -> bytes | None:
     """The bytes of work-tree file `rel` (None: it does not exist), read through the same
     checks as a write (no symlink, no `.git/`, no submodule)."""
+    return _read(repo, rel)[0]
+
+
+def _read(repo: Repo, rel: str) -> tuple[bytes | None, bool | None]:
+    """`read_raw`, and whether the file is executable (None: it does not exist)."""
     try:
         parent, name = open_parent(repo.workdir, rel, create=False)
     except FileNotFoundError:
-        return None
+        return None, None
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), dir_fd=parent)
     except FileNotFoundError:
-        return None
+        return None, None
     finally:
         os.close(parent)
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        return f.read(), bool(os.fstat(f.fileno()).st_mode & 0o100)
 
 
 def write_all(
@@ -90,12 +95,13 @@ def write_all(
         writer = ObjectWriter(repo.git)
         files = []
         for c in changes:
-            before = read_raw(repo, c.path)
+            before, executable = _read(repo, c.path)
             files.append(
                 IntendedFile(
                     c.path,
                     None if before is None else writer.blob(before),
                     None if c.after is None else writer.blob(c.after),
+                    executable,
                 )
             )
         writer.flush()  # both sides durable before the record that names them
@@ -170,7 +176,7 @@ def _disk_id(repo: Repo, rel: str) -> str | None:
 
 
 def roll_back(repo: Repo, intent: Intent) -> Rollback:
-    """Give every file of `intent` that holds the new text its old text back."""
+    """Give every file of `intent` that holds the new text its old text (and mode) back."""
     done = Rollback([], [])
     remove_leftovers(repo, intent)
     for f in intent.files:
@@ -183,7 +189,8 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
         if f.before is None:
             remove_file(repo, f.path)
         else:
-            write_atomic(repo, f.path, read_blob(repo.git, f.before), tag=intent.tag + "-undo")
+            before = read_blob(repo.git, f.before)
+            write_atomic(repo, f.path, before, tag=intent.tag + "-undo", executable=f.executable)
         done.restored.append(f.path)
     return done
 
