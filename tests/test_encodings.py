@@ -162,3 +162,44 @@ def test_a_file_declaring_utf8_is_edited(repo: Path, server: ModelServer) -> Non
     proc = tm(repo, "accept", str(prop["id"]))
     assert proc.returncode == 0, proc.stderr
     assert (repo / "app.py").read_text() == source.replace("bonjour", "chère")
+
+
+CRLF_APP = (
+    b'import os\r\n\r\n\r\ndef fetch_user(uid):\r\n    return {"id": uid}\r\n\r\n\r\n'
+    b"def other():\r\n    return 1\r\n"
+)
+BOM_APP = b'\xef\xbb\xbfimport os\n\n\ndef fetch_user(uid):\n    return {"id": uid}\n'
+
+
+def _whole(repo: Path, server: ModelServer, path: str, text: str, added: str) -> bytes:
+    """The file once a whole-file reply (`text` with `added` appended to its first line) is
+    accepted."""
+    first, rest = text.split("\n", 1)
+    server.add(f"```{path.rsplit('.', 1)[-1]} path={path}\n{first}\n{added}\n{rest}```\n")
+    proc = tm_ask(repo, server, "change it", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (prop,) = json.loads(proc.stdout)["proposals"]
+    done = tm(repo, "accept", str(prop["id"]))
+    assert done.returncode == 0, done.stderr
+    assert tm(repo, "status", "--check").returncode == 0
+    return (repo / path).read_bytes()
+
+
+def test_a_whole_file_reply_keeps_the_files_crlf_line_endings(
+    repo: Path, server: ModelServer
+) -> None:
+    """No filter converts them (git stores the CRLF): the reply's lines get them, or every
+    line of the file would change."""
+    _init(repo, {"app.py": CRLF_APP, "notes.txt": b"one\r\ntwo\r\n"})
+    text = CRLF_APP.decode().replace("\r\n", "\n")
+    out = _whole(repo, server, "app.py", text, "import sys")
+    assert out == CRLF_APP.replace(b"import os\r\n", b"import os\r\nimport sys\r\n")
+    assert _whole(repo, server, "notes.txt", "one\ntwo\n", "one and a half") == (
+        b"one\r\none and a half\r\ntwo\r\n"
+    )
+
+
+def test_a_whole_file_reply_keeps_the_files_bom(repo: Path, server: ModelServer) -> None:
+    _init(repo, {"app.py": BOM_APP})
+    out = _whole(repo, server, "app.py", BOM_APP[3:].decode(), "import sys")
+    assert out == BOM_APP.replace(b"import os\n", b"import os\nimport sys\n")

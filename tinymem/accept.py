@@ -28,6 +28,7 @@ from tinymem.edits.splice import (
     Replacement,
     SpliceError,
     delete_symbols,
+    in_file_form,
     splice,
     whole_file_symbols,
 )
@@ -481,7 +482,7 @@ def _merge(
         raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
     if p.kind == "whole-file":
         if not p.elisions and p.gates.get("A") == "pass":
-            return block
+            return in_file_form(block, text)
         reps, skipped = _complete_symbols(view, path, block, text)
         if not reps:
             raise UsageError("the whole-file reply is elided and holds no complete symbol")
@@ -495,7 +496,7 @@ def _merge(
         return splice(path, text, reps).data
     reps = [Replacement(e.symbol, view.blob(e.artifact), e.after) for e in p.entities if e.artifact]
     if any(e.symbol == FILE_SYMBOL for e in p.entities):
-        return block
+        return in_file_form(block, text)
     return splice(path, text, reps).data
 
 

@@ -46,13 +46,14 @@ from __future__ import annotations
 from tinymem.edits.splice.delete import delete_symbols
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.splicer import splice
-from tinymem.edits.splice.wholefile import whole_file_symbols
+from tinymem.edits.splice.wholefile import in_file_form, whole_file_symbols
 
 __all__ = [
     "Replacement",
     "SpliceError",
     "SpliceResult",
     "delete_symbols",
+    "in_file_form",
     "splice",
     "whole_file_symbols",
 ]

@@ -1,13 +1,30 @@
-"""A whole-file proposal read as the symbols it defines (for elided or partial whole files)."""
+"""A whole-file proposal read as the symbols it defines (for elided or partial whole files), and
+written in the file's own BOM and line endings (`in_file_form`)."""
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
-from tinymem.edits.splice.lines import BOM, INDENT, WS, contains, start_of_line
+from tinymem.edits.splice.lines import BOM, INDENT, WS, contains, eol_of, start_of_line
 from tinymem.edits.splice.model import Replacement
 from tinymem.edits.splice.syntax import file_symbols, grammar, parse_root
 from tinymem.symbols import Symbol
+
+_LONE_LF = re.compile(rb"(?<!\r)\n")
+
+
+def in_file_form(proposal: bytes, original: bytes) -> bytes:
+    """A whole-file proposal as it replaces `original`: with the file's BOM and line endings.
+    A reply is read as UTF-8 with LF line ends, while git stores a file's CRLF (when no
+    filter converts them) and its BOM as they are: written as the model gave it, every line
+    of the file would change and the BOM would go."""
+    if original.startswith(BOM) and not proposal.startswith(BOM):
+        proposal = BOM + proposal
+    if eol_of(original) == b"\r\n":
+        proposal = _LONE_LF.sub(b"\r\n", proposal)
+    return proposal
 
 
 def whole_file_symbols(
