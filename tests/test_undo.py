@@ -313,3 +313,16 @@ def test_undo_of_an_adopt_that_made_a_file_executable_takes_the_bit_back(repo: P
     assert (repo / "app.py").read_text() == edited
     assert _executable(repo / "app.py")
     _clean(repo)
+
+
+def test_undo_of_an_accept_keeps_an_executable_bit_set_by_hand(
+    repo: Path, server: ModelServer
+) -> None:
+    """An accept writes no mode: the +x it recorded is the user's chmod, which undoing the
+    accept's text must not take back."""
+    _init(repo)
+    (repo / "app.py").chmod(0o755)  # by hand, before the accept: no episode records it
+    _accept(repo, server, METHOD_REPLY)
+    _undo(repo)
+    assert (repo / "app.py").read_text() == PY_APP
+    assert _executable(repo / "app.py")

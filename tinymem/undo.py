@@ -144,6 +144,22 @@ def _by_hand(path: str, now: FileMeta | None, disk: bytes | None) -> list[str]:
     ]
 
 
+def _mode_back(
+    kind: str, was: FileMeta | None, then: FileMeta | None, disk: bytes | None
+) -> bool | None:
+    """The executable bit undo gives a file back (None: the file keeps the one it has). A
+    file re-created gets the mode it had. An adopt (or undo) records the mode the user chose,
+    so one it changed goes back; an accept writes no mode, so a different one it recorded is
+    a chmod by hand taken in with its text, and stays."""
+    if was is None or was.deleted:
+        return None
+    if disk is None:
+        return was.executable
+    if kind == "accept" or then is None or then.deleted:
+        return None
+    return was.executable if then.executable != was.executable else None
+
+
 def plan_undo(repo: Repo, wanted: str | None = None, *, force: bool = False) -> UndoPlan:
     """What undoing would write; refuses (StaleError) what changed since, unless `force`."""
     ref = repo.state_ref
@@ -165,9 +181,7 @@ def plan_undo(repo: Repo, wanted: str | None = None, *, force: bool = False) -> 
             changed += _by_hand(path, now, data)
         restored = _snapshot(was)
         text = None if restored is None else read_blob(repo.git, restored)
-        # The mode goes back with the text: a file re-created, or one the episode made
-        # executable (an adopt records the mode it found), gets the mode it had then.
-        mode = None if was is None or restored is None else was.executable
+        mode = _mode_back(target.kind, was, then, data)
         result.files.append(FilePlan(path, data, oid, text, executable=mode))
         result.expected[path] = _snapshot(now)
         if changed:
