@@ -86,3 +86,28 @@ def test_a_kill_mid_undo_gives_the_mode_back(repo: Path) -> None:
     assert (repo / "run.py").read_text() == edited
     assert _executable(repo / "run.py")  # as the adopt left it, which the ledger still says
     assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_an_editor_saving_during_a_rollback_keeps_its_text(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rollback re-hashes a file right before its rename, as every write does: a save
+    that lands after it read the file is left, never replaced by the older text."""
+    import tinymem.writing.atomic as atomic
+
+    _committed(repo, 0o644)
+    store = open_repo(str(repo))
+    mine = b"# saved by the editor during the rollback\n"
+    real = atomic._write_temp
+
+    def editor_saves(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+        real(dir_fd, name, data, mode)
+        if "-undo-" in name:  # the rollback's temporary file is ready: the editor saves now
+            (repo / "run.py").write_bytes(mine)
+
+    monkeypatch.setattr(atomic, "_write_temp", editor_saves)
+    change = Change("run.py", b"x = 1\n", lambda: None)
+    with pytest.raises(_LedgerRefused):
+        write_all(store, [change], episode="0123456789ab", tip=store.state_tip(), record=_refuse)
+    assert (repo / "run.py").read_bytes() == mine
+    assert not (repo / ".git" / "tinymem" / "accept-intent.json").exists()

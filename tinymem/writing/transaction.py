@@ -15,6 +15,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
 
 import pygit2
@@ -186,13 +187,30 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
         if now != f.after:
             done.kept.append(f.path)
             continue
-        if f.before is None:
-            remove_file(repo, f.path)
-        else:
-            before = read_blob(repo.git, f.before)
-            write_atomic(repo, f.path, before, tag=intent.tag + "-undo", executable=f.executable)
+        # Re-hashed right before the rename, as every write is: an editor saving since the
+        # read above is the user's text, kept.
+        check = partial(_still_holds, repo, f.path, f.after)
+        try:
+            if f.before is None:
+                remove_file(repo, f.path, check=check)
+            else:
+                before = read_blob(repo.git, f.before)
+                tag = intent.tag + "-undo"
+                write_atomic(repo, f.path, before, tag=tag, check=check, executable=f.executable)
+        except _ChangedMeanwhile:
+            done.kept.append(f.path)
+            continue
         done.restored.append(f.path)
     return done
+
+
+class _ChangedMeanwhile(Exception):
+    pass
+
+
+def _still_holds(repo: Repo, rel: str, blob: str | None) -> None:
+    if _disk_id(repo, rel) != blob:
+        raise _ChangedMeanwhile
 
 
 def remove_leftovers(repo: Repo, intent: Intent) -> None:
