@@ -143,3 +143,15 @@ def test_notes_merged_and_fast_forwarded_between_clones_prove_clean(
     git(alice, "fetch", "-q", "origin", f"+{NOTES_REF}:{NOTES_REF}")
     code, doc = _rebuild(alice)
     assert code == 1 and "written by no episode" in "\n".join(doc["differences"])
+
+
+def test_doctor_reports_the_notes_ref_a_hand_moved(inited: Path) -> None:
+    note = _add(inited, "decision", "use httpx")
+    assert tm(inited, "doctor").returncode == 0
+    before = _forge(inited, note, "use urllib3")
+    proc = tm(inited, "doctor", "--json")
+    assert proc.returncode == 1
+    checks = {c["check"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["notes"]["status"] == "fail"
+    assert f"git update-ref {NOTES_REF} {before}" in checks["notes"]["fix"]
+    assert any(f"{note}.json" in d for d in checks["notes"]["details"])
