@@ -24,7 +24,12 @@ def test_rebuild_agrees_after_a_mixed_history(repo: Path) -> None:
     proc = tm(repo, "rebuild", "--json")
     assert proc.returncode == 0, proc.stdout
     doc = json.loads(proc.stdout)
-    assert doc == {"ok": True, "episodes": 5, "differences": []}
+    assert doc == {
+        "ok": True,
+        "episodes": 5,
+        "differences": [],
+        "project_notes": {"ok": True, "tip": None, "episodes": 0, "proven": None},
+    }
 
 
 def test_rebuild_reports_a_tampered_state(repo: Path) -> None:

@@ -202,3 +202,88 @@ def test_what_a_request_is_about() -> None:
         "k::a",
         "k::b",
     ]
+
+
+# Helpers in files whose paths sort before the class's: ranking lists equal scores by path.
+_HELPERS = {
+    f"a{i}.py": f"def util{i}(x):\n    return x + {i}\n\n\ndef spare{i}(x):\n    return x - {i}\n"
+    for i in range(6)
+}
+_MIXIN = """from a0 import util0
+from a1 import util1
+from a2 import util2
+from a3 import util3
+from a4 import util4
+from a5 import util5
+
+
+class Mixin:
+    def follow(self, resp):
+        \"\"\"Walk the chain; spare0 and spare1 are kept for later.\"\"\"
+        url = util0(util1(util2(resp)))
+        url = util3(util4(util5(url)))
+        self.rebuild(resp)
+        return url
+
+    def rebuild(self, resp):
+        return resp
+
+    def unrelated(self, resp):
+        return resp
+"""
+
+
+def test_a_named_methods_own_callees_are_its_neighbours_not_the_first_files_helpers(
+    repo: Path,
+) -> None:
+    """The neighbours of `follow` all score alike; the five whose notes came were the first
+    five by path (a0.py..a4.py), so the note on the method it calls on its own class was
+    left out. Now: what it calls, its own class first; never a name its docstring merely
+    mentions, nor a member of its class it does not call."""
+    for path, text in _HELPERS.items():
+        write(repo, path, text)
+    write(repo, "z_mixin.py", _MIXIN)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "code")
+    assert tm(repo, "init").returncode == 0
+    store = open_repo(str(repo))
+    rebuild = add_note(
+        store, "decision", "303 turns POST into GET.", on=["z_mixin.py::Mixin.rebuild"]
+    )
+    spare = add_note(store, "decision", "spare0 stays.", on=["a0.py::spare0"])
+    other = add_note(store, "decision", "unrelated stays.", on=["z_mixin.py::Mixin.unrelated"])
+    shown = _dry(repo, "Make Mixin.follow log every hop it follows.")["notes"]
+    assert isinstance(shown, list)
+    assert rebuild.id in shown
+    assert spare.id not in shown and other.id not in shown
+
+
+def test_neighbours_are_what_the_named_function_calls_nearest_first() -> None:
+    from tinymem.hydration.memory import about
+
+    named = "z.py::C.follow"
+    ranked = [
+        (named, 1000.0),
+        ("z.py::C", 120.0),
+        *((f"a{i}.py::util{i}", 15.0) for i in range(6)),
+        ("a0.py::spare0", 15.0),
+        ("z.py::C.rebuild", 15.0),
+        ("z.py::helper", 15.0),
+    ]
+    text = (
+        "def follow(self):\n    '''spare0'''\n    "
+        + " ".join(f"util{i}(x)" for i in range(6))
+        + "\n    helper(x)\n    helper(y)\n    self.rebuild(x)\n"
+    )
+    keys = about(ranked, frozenset({"z.py::C"}), [], {named: text})
+    # Its class's member first, then its file's (called twice), then the others in the
+    # order it calls them; a name only its docstring holds is no neighbour.
+    assert keys == [
+        named,
+        "z.py::C",
+        "z.py::C.rebuild",
+        "z.py::helper",
+        *(f"a{i}.py::util{i}" for i in range(3)),
+    ]
+    # Without the named function's text (or when it calls none of them): as ranked.
+    assert about(ranked, frozenset({"z.py::C"}), [])[2:7] == [f"a{i}.py::util{i}" for i in range(5)]

@@ -350,23 +350,50 @@ def state_cmd(
 def rebuild_cmd(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Re-derive the State Map from the ledger and prove it equals the stored one.
+    """Re-derive the State Map and the project notes from the ledger and prove both equal
+    the stored ones.
 
-    Exits 1 and prints each difference when it does not. Writes nothing.
+    The State Map: replaying the current branch's episodes. The project notes
+    (refs/tinymem/notes): folding the note records of the episodes, of any branch's ledger,
+    that moved the ref. Exits 1 and prints each difference when either disagrees. Writes
+    nothing.
     """
+    from tinymem.notes.proof import prove_project_notes
     from tinymem.rebuild import rebuild
     from tinymem.sync import open_synced
 
-    report = rebuild(open_synced())
+    repo = open_synced()
+    report = rebuild(repo)
+    notes = prove_project_notes(repo)
+    differences = report.differences + notes.differences
+    ok = report.ok and notes.ok
     if as_json:
-        emit_json({"ok": report.ok, "episodes": report.episodes, "differences": report.differences})
-    elif report.ok:
+        emit_json(
+            {
+                "ok": ok,
+                "episodes": report.episodes,
+                "differences": differences,
+                "project_notes": {
+                    "ok": notes.ok,
+                    "tip": notes.tip,
+                    "episodes": notes.episodes,
+                    "proven": notes.proven,
+                },
+            }
+        )
+    elif ok:
+        said = (
+            f"; {notes.episodes} note episode(s) reproduce the project notes"
+            if notes.tip is not None
+            else ""
+        )
         out().print(
-            f"OK: replaying {report.episodes} episode(s) reproduces the stored State Map exactly."
+            f"OK: replaying {report.episodes} episode(s) reproduces the stored State Map"
+            f" exactly{said}."
         )
     else:
-        out().print(f"[bold red]MISMATCH[/]: {len(report.differences)} difference(s):")
-        for line in report.differences:
+        out().print(f"[bold red]MISMATCH[/]: {len(differences)} difference(s):")
+        for line in differences:
             out().print(f"  {escape(line)}")
-    if not report.ok:
+    if not ok:
         raise typer.Exit(EXIT_CHECK_FAILED)

@@ -340,7 +340,7 @@ def hydrate(
     mem = None
     if memory is not None:
         ranked = [(c.key, c.score) for c in cands]
-        keys = about(ranked, holders, recent)
+        keys = about(ranked, holders, recent, {c.key: c.text for c in cands})
         mem = recall(memory.notes, memory.marks, keys, prompt, cap, memory.similar)
     if mem is not None:
         room += cap - mem.tokens

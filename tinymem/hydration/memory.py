@@ -22,7 +22,7 @@ A note that does not fit is left out and the next one tried: the block never exc
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -116,13 +116,21 @@ def about(
     ranked: Sequence[tuple[str, float]],
     holders: frozenset[str],
     recent: Sequence[tuple[str, Episode]],
+    texts: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The entities a request is about, most relevant first, from hydration's ranking (key,
     score; most relevant first): those it names, the first `NEIGHBOURS` functions they use
     (`NEAR`; not the classes they make: `holders`), and the `TOP` few its words alone point
     at about as strongly as at the first; what `recent` episodes changed counts only by what
     the request says of it. Every entity BM25 touches (or every name a large class uses)
-    would recall notes on code the request merely brushes against."""
+    would recall notes on code the request merely brushes against.
+
+    Neighbours all score alike (any name in the text of anything scoring `NAMED`, a named
+    class's every member and a word of a docstring too), so when the request names
+    functions (`texts`: candidates' texts by key) the neighbours are those they call, nearest
+    first (`_neighbour_order`: their own class, their file, elsewhere). Ranking's order among
+    equals (by path) gave the first five files' helpers and left out the method a named
+    method calls on its own class."""
     changed = {
         t.entity
         for _, ep in recent
@@ -135,21 +143,82 @@ def about(
         key=lambda t: (-t[0], t[1]),
     )
     best = asked[0][0] if asked else 0.0
-    out: list[str] = []
-    near = 0
+    named = [ranked[i][0] for score, i in asked if score >= NAMED]
+    pool = [
+        (place, ranked[i][0])
+        for place, (score, i) in enumerate(asked)
+        if NEAR <= score < NAMED and ranked[i][0] not in holders
+    ]
+    order = _neighbour_order(named, holders, texts or {})
+    if order is not None:
+        # What the named functions call, not every name their text (or prose) holds.
+        ranked_pool = sorted((order(key), place, key) for place, key in pool)
+        pool = [(place, key) for rank, place, key in ranked_pool if rank[0] == 0]
+        if not pool:  # they call none of them by name (a language without parentheses)
+            pool = [(place, key) for _, place, key in ranked_pool]
+    chosen = [key for _, key in pool[:NEIGHBOURS]]
+    out = list(named)
+    words: list[str] = []
     for place, (score, i) in enumerate(asked):
         key = ranked[i][0]
-        if score >= NAMED:
-            out.append(key)
-        elif score >= NEAR and near < NEIGHBOURS:
-            if key not in holders:  # a class it only instantiates: not about it
-                near += 1
-                out.append(key)
-        elif place < TOP and score > 0 and score >= best / 2:
-            out.append(key)
+        if score >= NAMED or key in chosen or (score >= NEAR and key in holders):
+            continue
+        if place < TOP and score > 0 and score >= best / 2:
+            words.append(key)
         elif place >= TOP and score < NEAR:
             break
-    return out
+    return out + chosen + words
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _last_name(symbol: str) -> str:
+    return symbol.split("#", 1)[0].rsplit(".", 1)[-1]
+
+
+def _neighbour_order(
+    named: Sequence[str], holders: frozenset[str], texts: Mapping[str, str]
+) -> Callable[[str], tuple[int, int, int, int]] | None:
+    """A sort key for the neighbours of the functions a request names, smaller first: how far
+    a neighbour sits from one (0: a member of the same class, 1: the same file, 2:
+    elsewhere), minus how often they call it, and where they first call it (the order the
+    named code uses them, not the order of their files). None when the named functions call
+    none of the neighbours by name (a class alone named: its text, every name its members
+    use, says nothing of what is meant)."""
+    reading = [k for k in named if k not in holders and k in texts]
+    calls: dict[str, int] = {}
+    first: dict[str, int] = {}
+    offset = 0
+    for key in reading:
+        text = texts[key]
+        for m in _CALL.finditer(text):
+            calls[m.group(1)] = calls.get(m.group(1), 0) + 1
+            first.setdefault(m.group(1), offset + m.start())
+        offset += len(text) + 1
+    places = []
+    for key in reading:
+        path, _, symbol = key.partition("::")
+        places.append((path, symbol.rpartition(".")[0], symbol))
+    if not calls:
+        return None
+
+    def order(key: str) -> tuple[int, int, int, int]:
+        path, _, symbol = key.partition("::")
+        name = _last_name(symbol)
+        outer = symbol.rpartition(".")[0]
+        near = 2
+        for npath, nouter, nsymbol in places:
+            if npath != path:
+                continue
+            if outer in (nouter, nsymbol):  # a sibling (same class or module), or inside it
+                near = 0
+                break
+            near = 1
+        called = calls.get(name, 0)
+        return (0 if called else 1, near, -called, first.get(name, 0))
+
+    return order
 
 
 def _touches(target: str, keys: Sequence[str]) -> int | None:
