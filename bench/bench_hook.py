@@ -454,10 +454,13 @@ exit 1
 """
 
 
-def one_file(b: Bench, runs: int, warm: int, baseline: str | None) -> dict[str, Any]:
+def one_file(
+    b: Bench, runs: int, warm: int, baseline: str | None, old_script: str = "v2"
+) -> dict[str, Any]:
     """A one-file commit (a hand edit) three ways, interleaved: `--no-verify`, the old
     two-process script, the current one (`hook_script`), both recording this Python. With
-    `baseline` (a directory holding an older `tinymem/`), the old script runs that code."""
+    `baseline` (a directory holding an older `tinymem/`), the old script runs that code;
+    `old_script="current"` runs it through today's script (older code, same script)."""
     sys.path.insert(0, str(PROJECT))
     from tinymem.hook import hook_script
 
@@ -466,6 +469,8 @@ def one_file(b: Bench, runs: int, warm: int, baseline: str | None) -> dict[str, 
         "old": OLD_HOOK_V2.replace("__PYTHON__", "'" + PYTHON + "'"),
         "new": hook_script(PYTHON),
     }
+    if old_script == "current":
+        scripts["old"] = scripts["new"]
     must(["git", "reset", "-q", "HEAD", "--", *b.edited[1:]], b.path)
     times: dict[str, list[float]] = {"noverify": [], "old": [], "new": []}
     for i in range(warm + runs):
@@ -523,6 +528,13 @@ def main() -> None:
         help="with --one-file: a directory holding the older tinymem/ the old script runs",
     )
     ap.add_argument(
+        "--old-script",
+        choices=("v2", "current"),
+        default="v2",
+        help="with --one-file: the old side runs the v2 two-process script (default) or"
+        " today's script (with --baseline: older code, same script)",
+    )
+    ap.add_argument(
         "--inherit-env",
         action="store_true",
         help="keep PYTHONDONTWRITEBYTECODE etc. as inherited (default: cache bytecode)",
@@ -539,7 +551,9 @@ def main() -> None:
     try:
         if args.one_file:
             baseline = str(Path(args.baseline).resolve()) if args.baseline else None
-            res1 = one_file(prepare(base, sizes[0]), args.runs, args.warm, baseline)
+            res1 = one_file(
+                prepare(base, sizes[0]), args.runs, args.warm, baseline, args.old_script
+            )
             for k, v in res1.items():
                 print(f"{k:28s} {v * 1000:9.1f} ms" if "vs" not in k else f"{k:28s} {v:9.2f}")
             if args.out:
