@@ -203,5 +203,10 @@ def test_a_pack_laid_out_otherwise_falls_back_to_its_get_language(
 ) -> None:
     monkeypatch.setattr(grammars, "_PACK", "no_such_grammar_pack")
     assert grammars._binding("python") is None
-    language = load_language("python")
+    language = load_language.__wrapped__("python")  # not the one cached in this process
     assert language.name == "python"
+
+
+def test_a_grammar_is_loaded_once_per_process() -> None:
+    """containers() asks for its grammar on every call (hundreds per prompt): one Language."""
+    assert load_language("python") is load_language("python")

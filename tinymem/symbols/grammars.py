@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import os
+from functools import cache
 from typing import Any, cast
 
 from tree_sitter import Language
@@ -24,6 +25,7 @@ _PACK = "tree_sitter_language_pack"
 _OWN_PACKAGES = {"csharp": "tree_sitter_c_sharp"}
 
 
+@cache  # a Language is immutable; finding and loading its module again costs ~0.3 ms a call
 def load_language(language: str) -> Language:
     """The tree-sitter Language named `language` (a name the pack knows)."""
     try:
