@@ -454,6 +454,18 @@ exit 1
 """
 
 
+def older_artifact(b: Bench) -> None:
+    """Give the one staged file an older artifact (its edit adopted and committed), then edit
+    it again by hand: a commit the hook must parse (a stale buffer would be refused)."""
+    path = b.edited[0]
+    must([TM, "adopt", path], b.path)
+    must(["git", "commit", "-q", "--no-verify", "-m", "adopted", "--", path], b.path)
+    must([TM, "status"], b.path)  # the ledger sees the commit: no HEAD move left to record
+    with (b.path / path).open("ab") as f:
+        f.write(b"\n\ndef again():\n    return 2\n")
+    must(["git", "add", "--", path], b.path)
+
+
 def one_file(
     b: Bench, runs: int, warm: int, baseline: str | None, old_script: str = "v2"
 ) -> dict[str, Any]:
@@ -528,6 +540,12 @@ def main() -> None:
         help="with --one-file: a directory holding the older tinymem/ the old script runs",
     )
     ap.add_argument(
+        "--older-artifact",
+        action="store_true",
+        help="with --one-file: the staged file has an older (superseded) artifact, so the"
+        " check parses it (default: a file tm never changed, which it need not parse)",
+    )
+    ap.add_argument(
         "--old-script",
         choices=("v2", "current"),
         default="v2",
@@ -551,9 +569,13 @@ def main() -> None:
     try:
         if args.one_file:
             baseline = str(Path(args.baseline).resolve()) if args.baseline else None
-            res1 = one_file(
-                prepare(base, sizes[0]), args.runs, args.warm, baseline, args.old_script
-            )
+            if args.older_artifact:
+                bench1 = prepare(base, sizes[0])
+                must(["git", "reset", "-q", "HEAD", "--", *bench1.edited[1:]], bench1.path)
+                older_artifact(bench1)
+            else:
+                bench1 = prepare(base, sizes[0])
+            res1 = one_file(bench1, args.runs, args.warm, baseline, args.old_script)
             for k, v in res1.items():
                 print(f"{k:28s} {v * 1000:9.1f} ms" if "vs" not in k else f"{k:28s} {v:9.2f}")
             if args.out:

@@ -106,12 +106,20 @@ def main() -> int:
     ap.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
     ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
     ap.add_argument("--code", type=Path, default=None)
+    ap.add_argument(
+        "--repo",
+        type=Path,
+        help="an initialised repository to serve (kept; with --synth: its size)",
+    )
     args = ap.parse_args()
     if args.synth:
         MESSAGES[:] = SYNTH_MESSAGES
     reply = ScriptedReply(text=REPLY, chunks=tuple(REPLY.splitlines(True)), chunk_delay=0.01)
     with tempfile.TemporaryDirectory(prefix="tm-serve-") as tmp, ModelServer(default=reply) as ms:
-        if args.synth:
+        if args.repo is not None:
+            corpus = args.repo.resolve()
+            info = {"repo": str(corpus), "synth": args.synth}
+        elif args.synth:
             info = synth_corpus(Path(tmp), args.synth)
             corpus = Path(info["path"])
         else:
