@@ -454,10 +454,25 @@ exit 1
 """
 
 
-def one_file(b: Bench, runs: int, warm: int, baseline: str | None) -> dict[str, Any]:
+def older_artifact(b: Bench) -> None:
+    """Give the one staged file an older artifact (its edit adopted and committed), then edit
+    it again by hand: a commit the hook must parse (a stale buffer would be refused)."""
+    path = b.edited[0]
+    must([TM, "adopt", path], b.path)
+    must(["git", "commit", "-q", "--no-verify", "-m", "adopted", "--", path], b.path)
+    must([TM, "status"], b.path)  # the ledger sees the commit: no HEAD move left to record
+    with (b.path / path).open("ab") as f:
+        f.write(b"\n\ndef again():\n    return 2\n")
+    must(["git", "add", "--", path], b.path)
+
+
+def one_file(
+    b: Bench, runs: int, warm: int, baseline: str | None, old_script: str = "v2"
+) -> dict[str, Any]:
     """A one-file commit (a hand edit) three ways, interleaved: `--no-verify`, the old
     two-process script, the current one (`hook_script`), both recording this Python. With
-    `baseline` (a directory holding an older `tinymem/`), the old script runs that code."""
+    `baseline` (a directory holding an older `tinymem/`), the old script runs that code;
+    `old_script="current"` runs it through today's script (older code, same script)."""
     sys.path.insert(0, str(PROJECT))
     from tinymem.hook import hook_script
 
@@ -466,6 +481,8 @@ def one_file(b: Bench, runs: int, warm: int, baseline: str | None) -> dict[str, 
         "old": OLD_HOOK_V2.replace("__PYTHON__", "'" + PYTHON + "'"),
         "new": hook_script(PYTHON),
     }
+    if old_script == "current":
+        scripts["old"] = scripts["new"]
     must(["git", "reset", "-q", "HEAD", "--", *b.edited[1:]], b.path)
     times: dict[str, list[float]] = {"noverify": [], "old": [], "new": []}
     for i in range(warm + runs):
@@ -523,6 +540,19 @@ def main() -> None:
         help="with --one-file: a directory holding the older tinymem/ the old script runs",
     )
     ap.add_argument(
+        "--older-artifact",
+        action="store_true",
+        help="with --one-file: the staged file has an older (superseded) artifact, so the"
+        " check parses it (default: a file tm never changed, which it need not parse)",
+    )
+    ap.add_argument(
+        "--old-script",
+        choices=("v2", "current"),
+        default="v2",
+        help="with --one-file: the old side runs the v2 two-process script (default) or"
+        " today's script (with --baseline: older code, same script)",
+    )
+    ap.add_argument(
         "--inherit-env",
         action="store_true",
         help="keep PYTHONDONTWRITEBYTECODE etc. as inherited (default: cache bytecode)",
@@ -539,7 +569,13 @@ def main() -> None:
     try:
         if args.one_file:
             baseline = str(Path(args.baseline).resolve()) if args.baseline else None
-            res1 = one_file(prepare(base, sizes[0]), args.runs, args.warm, baseline)
+            if args.older_artifact:
+                bench1 = prepare(base, sizes[0])
+                must(["git", "reset", "-q", "HEAD", "--", *bench1.edited[1:]], bench1.path)
+                older_artifact(bench1)
+            else:
+                bench1 = prepare(base, sizes[0])
+            res1 = one_file(bench1, args.runs, args.warm, baseline, args.old_script)
             for k, v in res1.items():
                 print(f"{k:28s} {v * 1000:9.1f} ms" if "vs" not in k else f"{k:28s} {v:9.2f}")
             if args.out:

@@ -13,8 +13,15 @@ the same process, the prompt tokens, and whether each target entity is shown IN 
 hydrated, or a container of it). The new code runs twice per prompt: once after deleting the
 index file (cold: the index is built) and once with it (warm, what every later prompt pays).
 
+`--synth N` measures time only, on the synthetic repository of N files bench_foundation.py
+generates (its generator; `tm init -q` timed), with SYNTH_PROMPTS: the first prompt once cold
+(index deleted), then --runs rounds, interleaved: `prepare()` in a fresh process (warm), and
+the processes `tm status` and `tm ask --dry-run PROMPT`. Issue 29's target: hydration <= 3x
+`tm status`, read as ask --dry-run / status (both whole processes) and prepare / status.
+
 Usage:
   .venv/bin/python bench/bench_hydrate.py [--base a31d1aa] [--out bench/results/bench_hydrate.json]
+  .venv/bin/python bench/bench_hydrate.py --synth 50000 [--runs 5] [--out FILE]
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +192,61 @@ def _run(code: Path | None, repo: Path, prompt: str) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+SYNTH_PROMPTS = [  # the synthetic names are two or three of bench_foundation.WORDS
+    "explain how the session token cache decides when to retry",
+    "make the batch queue worker skip an empty chunk",
+]
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def synth(n_files: int, runs: int, out: str) -> None:
+    """Hydration against `tm status` on bench_foundation's synthetic repository (see --help)."""
+    sys.path.insert(0, str(HERE))
+    from bench_foundation import build_synthetic
+
+    root = Path(tempfile.mkdtemp(prefix="bench-hydrate-synth-"))
+    tm = str(PROJECT / ".venv" / "bin" / "tm")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")  # bytecode cached, as installed
+    try:
+        t0 = time.perf_counter()
+        repo = build_synthetic(root, n_files)
+        built = time.perf_counter() - t0
+        init = _timed([tm, "init", "-q"], repo, env)
+        print(f"built {n_files} files in {built:.0f} s, tm init {init:.1f} s", flush=True)
+        result: dict[str, Any] = {"files": n_files, "tm_init_seconds": init, "prompts": []}
+        for i, prompt in enumerate(SYNTH_PROMPTS):
+            row: dict[str, Any] = {"prompt": prompt}
+            if i == 0:
+                row["cold"] = _run(None, repo, prompt)["prepare"]
+                index = repo / ".git" / "tinymem" / "relevance.sqlite"
+                row["index_mb"] = round(index.stat().st_size / 1e6, 1)
+            times: dict[str, list[float]] = {"prepare": [], "etv": [], "status": [], "ask": []}
+            for _ in range(runs):
+                warm = _run(None, repo, prompt)
+                times["prepare"].append(warm["prepare"])
+                times["etv"].append(warm["etv"])
+                times["status"].append(_timed([tm, "status"], repo, env))
+                times["ask"].append(_timed([tm, "ask", "--dry-run", prompt], repo, env))
+            row.update({k: statistics.median(v) for k, v in times.items()})
+            row["tokens"] = warm["tokens"]
+            row["ask_vs_status"] = row["ask"] / row["status"]
+            row["prepare_vs_status"] = row["prepare"] / row["status"]
+            row["ask_vs_status_paired"] = statistics.median(
+                a / s for a, s in zip(times["ask"], times["status"], strict=True)
+            )
+            result["prompts"].append(row)
+            print(json.dumps(row, indent=1), flush=True)
+        Path(out).write_text(json.dumps(result, indent=1) + "\n")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def _in_full(target: str, hydrated: list[str]) -> bool:
     path, _, symbol = target.partition("::")
     for key in hydrated:
@@ -197,7 +260,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", default="a31d1aa")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_hydrate.json"))
+    ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
+    ap.add_argument("--runs", type=int, default=5, help="with --synth: rounds per prompt")
     args = ap.parse_args()
+    if args.synth:
+        synth(args.synth, args.runs, args.out)
+        return
     root = Path(tempfile.mkdtemp(prefix="bench-hydrate-"))
     try:
         old = root / "old"

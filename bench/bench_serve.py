@@ -15,12 +15,14 @@ overhead under 50 ms after the first request. Then 100 requests through tm and t
 peak RSS (VmHWM of its process).
 
 `--packages mypy` takes other packages of site-packages as the corpus (mypy with its vendored
-typeshed: ~950 files, 30k entities); `--code DIR` runs `tm serve` from another checkout's
+typeshed: ~950 files, 30k entities); `--synth N` the synthetic repository of N files that
+bench_foundation.py generates (its generator, seed 1234; `tm init -q` timed), asked about words
+of its vocabulary (SYNTH_MESSAGES); `--code DIR` runs `tm serve` from another checkout's
 `tinymem` (PYTHONPATH; e.g. `git archive a31d1aa tinymem | tar -x -C DIR`), to compare.
 
 Usage:
   .venv/bin/python bench/bench_serve.py [--runs 15] [--requests 100] [--packages P ...]
-      [--code DIR] [--out FILE]
+      [--synth N] [--code DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -44,18 +46,39 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import openai  # noqa: E402
-from bench_ask import DEFAULT_PACKAGES, build_corpus  # noqa: E402
+from bench_ask import DEFAULT_PACKAGES, TM, build_corpus  # noqa: E402
 
 from tests.modelserver import ModelServer, ScriptedReply  # noqa: E402
 
 REPLY = "".join(f"line {i} of a reply that streams\n" for i in range(20))
 MESSAGES = [{"role": "user", "content": "explain how the progress bar refreshes"}]
+# The synthetic tree's names are two or three of bench_foundation.WORDS: a prompt in them.
+SYNTH_MESSAGES = [
+    {"role": "user", "content": "explain how the session token cache decides when to retry"}
+]
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def synth_corpus(root: Path, n_files: int) -> dict[str, Any]:
+    """bench_foundation's synthetic repository of `n_files`, committed and packed, `tm init`."""
+    from bench_foundation import build_synthetic
+
+    t0 = time.monotonic()
+    repo = build_synthetic(root, n_files)
+    built = time.monotonic() - t0
+    t0 = time.monotonic()
+    subprocess.run([TM, "init", "-q"], cwd=repo, check=True, capture_output=True)
+    return {
+        "synth": n_files,
+        "path": str(repo),
+        "build_seconds": round(built, 1),
+        "tm_init_seconds": round(time.monotonic() - t0, 2),
+    }
 
 
 def timed(client: openai.OpenAI) -> tuple[float, float]:
@@ -81,12 +104,27 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=100)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "bench_serve.json")
     ap.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
+    ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
     ap.add_argument("--code", type=Path, default=None)
+    ap.add_argument(
+        "--repo",
+        type=Path,
+        help="an initialised repository to serve (kept; with --synth: its size)",
+    )
     args = ap.parse_args()
+    if args.synth:
+        MESSAGES[:] = SYNTH_MESSAGES
     reply = ScriptedReply(text=REPLY, chunks=tuple(REPLY.splitlines(True)), chunk_delay=0.01)
     with tempfile.TemporaryDirectory(prefix="tm-serve-") as tmp, ModelServer(default=reply) as ms:
-        corpus = Path(tmp) / "corpus"
-        info = build_corpus(corpus, args.packages)
+        if args.repo is not None:
+            corpus = args.repo.resolve()
+            info = {"repo": str(corpus), "synth": args.synth}
+        elif args.synth:
+            info = synth_corpus(Path(tmp), args.synth)
+            corpus = Path(info["path"])
+        else:
+            corpus = Path(tmp) / "corpus"
+            info = build_corpus(corpus, args.packages)
         port = _free_port()
         env = {**os.environ, "OPENAI_API_KEY": "sk-bench"}
         if args.code is not None:
@@ -95,14 +133,14 @@ def main() -> int:
         argv += ["-m", "openai/test", "--api-base", ms.openai_base]
         proc = subprocess.Popen(argv, cwd=corpus, env=env, stderr=subprocess.PIPE, text=True)
         url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
+        for _ in range(3000):
             try:
                 urllib.request.urlopen(url + "/health", timeout=1).close()
                 break
             except OSError:
                 time.sleep(0.1)
         direct = openai.OpenAI(base_url=ms.openai_base, api_key="x", max_retries=0)
-        via = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0, timeout=120)
+        via = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0, timeout=900)
         try:
             for _ in range(2):
                 timed(via)

@@ -359,10 +359,16 @@ def test_a_recorded_python_without_tinymem_refuses_in_one_sentence(
     assert "Traceback" not in proc.stderr and "ModuleNotFoundError" not in proc.stderr
 
 
+# The check ends with os._exit (no interpreter teardown, no atexit): the child reports there.
 HOOK_CHILD = """
-import atexit, sys
+import os, sys
 sys.path.insert(0, {root!r})
-atexit.register(lambda: print("loaded:", "typer" in sys.modules, file=sys.stderr))
+_exit = os._exit
+def _report(code):
+    print("loaded:", "typer" in sys.modules, file=sys.stderr)
+    sys.stderr.flush()
+    _exit(code)
+os._exit = _report
 sys.argv = ["tm", "hook", "run", "pre-commit"]
 from tinymem.entry import main
 main()
@@ -396,3 +402,79 @@ def test_the_hooks_run_skips_the_command_line(hooked: Path, tmp_path: Path) -> N
     assert proc.returncode == 3, proc.stderr
     sentence, loaded = proc.stderr.splitlines()
     assert sentence.startswith("tm: ") and loaded == "loaded: False"
+
+
+LOADED_CHILD = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+watched = {watched!r}
+_exit = os._exit
+def _report(code):
+    print(json.dumps(sorted(m for m in watched if m in sys.modules)), file=sys.stderr)
+    sys.stderr.flush()
+    _exit(code)
+os._exit = _report
+sys.argv = ["tm", "hook", "run", "pre-commit"]
+from tinymem.entry import main
+main()
+"""
+# Loaded only to record a HEAD move, to read proposals, or to parse a staged file.
+HEAVY = [
+    "tinymem.ledger",
+    "tinymem.sync.headmove",
+    "tinymem.proposalrecords",
+    "tinymem.symbols.treesitter",
+    "tree_sitter",
+    "tree_sitter_language_pack",
+]
+
+
+def _loaded_by_hook(cwd: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The hook's exit code and output, and which of HEAVY it loaded (reported from os._exit,
+    which it ends with: no interpreter teardown, ~15 % of a one-file commit's hook run)."""
+    code = LOADED_CHILD.format(root=str(ROOT), watched=HEAVY)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    return proc, json.loads(proc.stderr.splitlines()[-1])
+
+
+def test_a_hand_edit_tm_never_changed_loads_no_ledger_writer_nor_grammar(hooked: Path) -> None:
+    """A commit of a file with no older artifact and no proposal cannot be refused: the hook
+    neither parses it nor loads the code that records a HEAD move (issue 29: its start-up)."""
+    assert tm(hooked, "status").returncode == 0  # HEAD as the ledger last saw it
+    write(hooked, "app.py", V2)
+    git(hooked, "add", "app.py")
+    proc, loaded = _loaded_by_hook(hooked)
+    assert proc.returncode == 0, proc.stderr
+    assert "app.py has hand edits" in proc.stderr
+    assert loaded == []
+
+
+def test_a_file_with_an_older_artifact_is_still_parsed_and_refused(hooked: Path) -> None:
+    """The same hook, once the file has a superseded artifact: parsed, and the stale buffer
+    refused (what the lazy path must never skip)."""
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    write(hooked, "app.py", PY_APP)
+    git(hooked, "add", "app.py")
+    proc, loaded = _loaded_by_hook(hooked)
+    assert proc.returncode == 1 and "superseded" in proc.stderr
+    assert "tinymem.symbols.treesitter" in loaded and "tree_sitter_language_pack" not in loaded
+
+
+def test_a_head_move_is_still_recorded_by_the_hook(hooked: Path) -> None:
+    """HEAD moved since the ledger last looked (a commit made with --no-verify): the hook
+    loads the recording code and records the move before judging what is staged."""
+    write(hooked, "app.py", V2)
+    git(hooked, "add", "app.py")
+    git(hooked, "commit", "-qm", "v2", "--no-verify")
+    before = git(hooked, "rev-parse", "refs/tinymem/heads/main").strip()
+    write(hooked, "notes.txt", "todo\n")
+    git(hooked, "add", "notes.txt")
+    proc, loaded = _loaded_by_hook(hooked)
+    assert proc.returncode == 0, proc.stderr
+    assert "recorded 1 file git committed" in proc.stderr
+    assert "tinymem.sync.headmove" in loaded
+    assert git(hooked, "rev-parse", "refs/tinymem/heads/main").strip() != before

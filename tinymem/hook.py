@@ -23,10 +23,12 @@ import pygit2
 
 from tinymem.errors import RepositoryError, UsageError
 from tinymem.gitobjects import blob_id, read_blob
-from tinymem.proposalrecords import Proposal
 from tinymem.repository import Repo
 from tinymem.statemap import StateView
-from tinymem.symbols import extract
+
+TYPE_CHECKING = False  # not typing's: the hook imports only what a commit needs
+if TYPE_CHECKING:
+    from tinymem.proposalrecords import Proposal
 
 MARKER = "tinymem-hook"
 CHAINED_SUFFIX = ".pre-tinymem"
@@ -227,8 +229,13 @@ def staged(repo: Repo) -> list[tuple[str, str]]:
 
 
 def _proposals_for(view: StateView, path: str) -> list[Proposal]:
+    ids = view.proposal_ids()
+    if not ids:
+        return []
+    from tinymem.proposalrecords import Proposal
+
     out = []
-    for pid in view.proposal_ids():
+    for pid in ids:
         data = view.proposal_blob(pid)
         if data is None:
             continue
@@ -239,7 +246,6 @@ def _proposals_for(view: StateView, path: str) -> list[Proposal]:
 
 
 def check(repo: Repo) -> HookReport:
-    from tinymem.branches.movedback import moved_back_from
     from tinymem.branches.refs import current_branch
     from tinymem.sync import bring_up_to_head
 
@@ -271,9 +277,17 @@ def check(repo: Repo) -> HookReport:
         report.checked.append(path)
         if oid == meta.snapshot:
             continue
+        props = _proposals_for(view, path)
+        if not props and not any(rec.superseded for rec in meta.entities.values()):
+            # Each refusal names an older artifact of one of the file's entities or a
+            # proposal for the file: with neither, the staged text is a hand edit, whatever
+            # it holds (not parsed: a commit of files tm never changed loads no grammar).
+            report.hand_edits.append(path)
+            continue
+        from tinymem.symbols import extract
+
         data = read_blob(repo.git, oid)
         texts = {s.name: blob_id(data[s.start : s.end]) for s in extract(path, data).symbols}
-        props = None
         found = False
         for name, art in texts.items():
             rec = meta.entities.get(name)
@@ -281,6 +295,8 @@ def check(repo: Repo) -> HookReport:
                 continue
             key = meta.key(name)
             if art in rec.superseded:
+                from tinymem.branches.movedback import moved_back_from
+
                 newer = {*rec.superseded[rec.superseded.index(art) + 1 :], rec.artifact}
                 moved = moved_back_from(repo.git, branch, path, name, art, newer)
                 if moved is not None:
@@ -297,8 +313,6 @@ def check(repo: Repo) -> HookReport:
                 )
                 found = True
                 continue
-            if props is None:
-                props = _proposals_for(view, path)
             for p in props:
                 for e in p.entities:
                     if e.symbol == name and e.artifact == art and e.base != rec.artifact:
@@ -312,8 +326,6 @@ def check(repo: Repo) -> HookReport:
                             )
                         )
                         found = True
-        if props is None:
-            props = _proposals_for(view, path)
         live_top = {r.symbol for r in meta.live_entities() if "." not in r.symbol}
         for p in props:
             if p.block == oid and not live_top <= set(texts):

@@ -39,6 +39,7 @@ from tinymem.records import State
 from tinymem.reflock import clear_if_stale, lock_age, ref_lock_path, swap_ref, updating
 from tinymem.repository import CACHE_DIRNAME, Repo
 from tinymem.statemap import EPISODE, StateView
+from tinymem.trailers import message_trailer as message_trailer  # re-exported: its old home
 
 MAX_ATTEMPTS = 50
 _COMPRESS_AHEAD_MIN = 1 << 20  # bytes of episode record worth a thread to compress
@@ -403,14 +404,6 @@ def episode_message(episode: Episode) -> str:
     if episode.head:
         trailers.append(f"Tinymem-Head: {episode.head}")
     return f"tm {episode.kind}: {episode.summary}\n\n" + "".join(t + "\n" for t in trailers)
-
-
-def message_trailer(message: str, name: str) -> str | None:
-    prefix = f"{name}: "
-    for line in reversed(message.splitlines()):
-        if line.startswith(prefix):
-            return line[len(prefix) :].strip()
-    return None
 
 
 class _RefExists(ValueError):

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tinymem.symbols import EXTRACTOR_VERSION, KINDS, Symbol, extract, language_for_path
+from tinymem.symbols import (
+    EXTRACTOR_VERSION,
+    GRAMMAR_LANGUAGES,
+    KINDS,
+    Symbol,
+    extract,
+    grammars,
+    language_for_path,
+)
+from tinymem.symbols.grammars import load_language
 from tinymem.symbols.model import GRAMMAR_PACK_VERSION
 
 DATA = Path(__file__).parent / "data"
@@ -157,3 +166,47 @@ def test_import_is_cheap() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert out == ["[]", "['python'] False"]
+
+
+def test_a_grammar_loads_without_the_others() -> None:
+    """Parsing Python loads the Python grammar alone: not the language pack's package module,
+    which imports the C#, YAML and embedded-template grammars and ctypes (~16 ms of every
+    pre-commit hook that parses a file, issue 29)."""
+    code = (
+        "import sys, tinymem.symbols as s\n"
+        "s.extract('a.py', b'def f(): pass\\n')\n"
+        "heavy = ('tree_sitter_language_pack', 'tree_sitter_c_sharp', 'tree_sitter_yaml',\n"
+        "         'tree_sitter_embedded_template', 'ctypes')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["[]"]
+
+
+@pytest.mark.parametrize("language", sorted(GRAMMAR_LANGUAGES))
+def test_each_grammar_loaded_alone_is_the_packs(language: str) -> None:
+    from tree_sitter import Parser
+    from tree_sitter_language_pack import get_language
+
+    ours, packs = load_language(language), get_language(language)  # type: ignore[arg-type]
+    assert (ours.name, ours.abi_version, ours.node_kind_count) == (
+        packs.name,
+        packs.abi_version,
+        packs.node_kind_count,
+    )
+    src = b"int f(int x) { return x; }\nclass A { }\ndef g(): pass\n"
+    assert str(Parser(ours).parse(src).root_node) == str(Parser(packs).parse(src).root_node)
+
+
+def test_a_pack_laid_out_otherwise_falls_back_to_its_get_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(grammars, "_PACK", "no_such_grammar_pack")
+    assert grammars._binding("python") is None
+    language = load_language.__wrapped__("python")  # not the one cached in this process
+    assert language.name == "python"
+
+
+def test_a_grammar_is_loaded_once_per_process() -> None:
+    """containers() asks for its grammar on every call (hundreds per prompt): one Language."""
+    assert load_language("python") is load_language("python")

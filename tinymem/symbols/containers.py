@@ -11,7 +11,6 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
 
 from tinymem.symbols.languages import GRAMMAR_LANGUAGES
 
@@ -73,9 +72,10 @@ def containers(language: str | None, data: bytes) -> tuple[Container, ...]:
     if language is None or language not in GRAMMAR_LANGUAGES:
         return ()
     from tree_sitter import Parser
-    from tree_sitter_language_pack import get_language
 
-    root = Parser(get_language(cast("Any", language))).parse(data).root_node
+    from tinymem.symbols.grammars import load_language
+
+    root = Parser(load_language(language)).parse(data).root_node
     starts = line_starts(data)
 
     def row(offset: int) -> int:

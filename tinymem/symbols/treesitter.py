@@ -16,7 +16,6 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import repeat
-from typing import Any, cast
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
@@ -41,11 +40,9 @@ def _language(language: str) -> Language:
     if lang is None:
         if language not in GRAMMAR_LANGUAGES:
             raise ValueError(f"no tree-sitter grammar for language {language!r}")
-        # Imported here, not at module level: the pack imports several grammar modules.
-        from tree_sitter_language_pack import get_language
+        from tinymem.symbols.grammars import load_language
 
-        # The pack types its argument as a Literal of all its grammars; ours is checked above.
-        lang = get_language(cast("Any", language))
+        lang = load_language(language)
         _LANGUAGES[language] = lang
     return lang
 

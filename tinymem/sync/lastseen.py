@@ -13,8 +13,8 @@ import os
 
 import pygit2
 
-from tinymem.ledger import message_trailer
 from tinymem.repository import CACHE_DIRNAME, Repo
+from tinymem.trailers import message_trailer
 
 __all__ = ["last_seen", "remember"]
 

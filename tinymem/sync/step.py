@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 
-from tinymem.branches.refs import current_branch
+from tinymem.branches.refs import current_branch, head_commit
 from tinymem.notices import emit
 from tinymem.repository import CACHE_DIRNAME, INTENT_FILE, Repo, open_repo
+from tinymem.sync.lastseen import last_seen
 
 __all__ = ["bring_up_to_head", "open_synced", "recover_interrupted"]
 
@@ -38,6 +39,10 @@ def bring_up_to_head(repo: Repo) -> str | None:
         from tinymem.branches.start import ensure_state  # scanning: only on a first use
 
         return ensure_state(repo)
+    if last_seen(repo, repo.state_ref, tip) == head_commit(repo.git):
+        # HEAD did not move, the common case: answered without loading the recording code
+        # (headmove, the ledger's writer: ~15 ms of imports in every hook run).
+        return tip
     from tinymem.sync.headmove import follow_head
 
     return follow_head(repo, tip)
