@@ -282,7 +282,9 @@ def _select(
     return chosen, mapped
 
 
-def _state_section(chosen: list[Candidate], view: StateView, read: dict[str, bytes]) -> str:
+def _state_section(
+    chosen: list[Candidate], view: StateView, read: dict[str, bytes], cache_dir: str | None
+) -> str:
     """One block per file, files in the order of their most relevant entity. `read` keeps
     the snapshots already read: the section is rendered again while it does not fit."""
     by_path: dict[str, list[Candidate]] = {}
@@ -296,7 +298,8 @@ def _state_section(chosen: list[Candidate], view: StateView, read: dict[str, byt
         if data is None:
             data = read[meta.snapshot] = view.blob(meta.snapshot)
         spans = [(c.rec.start, c.rec.end) for c in group]
-        parts.append(file_part(path, meta.language, data, spans, [c.key for c in group]))
+        keys = [c.key for c in group]
+        parts.append(file_part(path, meta.language, data, spans, keys, cache_dir))
     return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
 
 
@@ -314,7 +317,8 @@ def hydrate(
 ) -> Hydration:
     """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
     one follow-up in the same conversation) still fits it. `cache_dir`: where the relevance
-    index lives (`.git/tinymem/`); without one it is built in memory for this call.
+    index and the containers of rendered files live (`.git/tinymem/`); without one the
+    index is built in memory for this call and every rendered file is parsed.
     `memory`: the notes to recall (`memory.py`), in a block ahead of the code under their
     share of the budget."""
     stale = sorted(etv.stale_keys())
@@ -330,12 +334,12 @@ def hydrate(
     room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
     read: dict[str, bytes] = {}
-    state = _state_section(chosen, view, read)
+    state = _state_section(chosen, view, read, cache_dir)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
     # entity until the rendered state fits.
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
-        state = _state_section(chosen, view, read)
+        state = _state_section(chosen, view, read, cache_dir)
     room -= estimate_tokens(state)
     mem = None
     if memory is not None:
