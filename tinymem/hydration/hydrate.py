@@ -301,10 +301,16 @@ def _select(
 
 
 def _state_section(
-    chosen: list[Candidate], view: StateView, read: dict[str, bytes], cache_dir: str | None
+    chosen: list[Candidate],
+    view: StateView,
+    read: dict[str, bytes],
+    cache_dir: str | None,
+    parts_done: dict[tuple[str, tuple[str, ...]], str],
 ) -> str:
-    """One block per file, files in the order of their most relevant entity. `read` keeps
-    the snapshots already read: the section is rendered again while it does not fit."""
+    """One block per file, files in the order of their most relevant entity. The section is
+    rendered again while it does not fit: `read` keeps the snapshots already read, and
+    `parts_done` the parts already rendered, by path and keys (dropping one entity changes one
+    file's part; rendering them all again cost a tenth of a request on mypy)."""
     by_path: dict[str, list[Candidate]] = {}
     for c in chosen:
         by_path.setdefault(c.meta.path, []).append(c)
@@ -312,12 +318,16 @@ def _state_section(
     for path, group in by_path.items():
         meta = group[0].meta
         group.sort(key=lambda c: c.rec.start)
-        data = read.get(meta.snapshot)
-        if data is None:
-            data = read[meta.snapshot] = view.blob(meta.snapshot)
-        spans = [(c.rec.start, c.rec.end) for c in group]
         keys = [c.key for c in group]
-        parts.append(file_part(path, meta.language, data, spans, keys, cache_dir))
+        done = parts_done.get((path, tuple(keys)))
+        if done is None:
+            data = read.get(meta.snapshot)
+            if data is None:
+                data = read[meta.snapshot] = view.blob(meta.snapshot)
+            spans = [(c.rec.start, c.rec.end) for c in group]
+            done = file_part(path, meta.language, data, spans, keys, cache_dir)
+            parts_done[(path, tuple(keys))] = done
+        parts.append(done)
     return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
 
 
@@ -352,12 +362,13 @@ def hydrate(
     room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
     read: dict[str, bytes] = {}
-    state = _state_section(chosen, view, read, cache_dir)
+    parts_done: dict[tuple[str, tuple[str, ...]], str] = {}
+    state = _state_section(chosen, view, read, cache_dir, parts_done)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
     # entity until the rendered state fits.
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
-        state = _state_section(chosen, view, read, cache_dir)
+        state = _state_section(chosen, view, read, cache_dir, parts_done)
     room -= estimate_tokens(state)
     mem = None
     if memory is not None:
