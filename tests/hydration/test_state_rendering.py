@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, write
+from tests.conftest import PY_APP, git, tm, write
 from tinymem.ask import AskOptions, prepare
 from tinymem.hydration import hydrate
+from tinymem.ledger import current
 from tinymem.repository import open_repo
+from tinymem.statemap import StateView
 
 
 def test_each_file_part_is_rendered_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,3 +48,26 @@ def test_each_file_part_is_rendered_once(repo: Path, monkeypatch: pytest.MonkeyP
     assert len(shown) == 3  # three files shown
     assert len(rendered) > len(shown)  # the section was rendered again, smaller
     assert set(rendered.values()) == {1}
+
+
+def test_a_shown_file_is_read_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first")
+    assert tm(repo, "init").returncode == 0
+    store = open_repo(str(repo))
+    meta = current(store).meta("app.py")
+    assert meta is not None
+    prepare(store, AskOptions("fix Client.get"))  # the relevance index is built
+    reads: Counter[str] = Counter()
+    original = StateView.blob
+
+    def counting(self: StateView, oid: str) -> bytes:
+        reads[oid] += 1
+        return original(self, oid)
+
+    monkeypatch.setattr(StateView, "blob", counting)
+    monkeypatch.setattr(hydrate, "_READ", {})  # a new process: no file record kept yet
+    prep = prepare(store, AskOptions("fix Client.get"))
+    assert prep.hydration.hydrated
+    assert reads[meta.snapshot] == 1  # by the candidates, not again to render them

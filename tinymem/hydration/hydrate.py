@@ -102,9 +102,10 @@ def _score(
     prompt: str,
     files: list[str],
     recent: list[tuple[str, Episode]],
-) -> tuple[list[Candidate], frozenset[str]]:
-    """The candidates something points at, most relevant first, and the keys of those that
-    hold another entity of their file. Only the files of candidates are read."""
+) -> tuple[list[Candidate], frozenset[str], dict[str, bytes]]:
+    """The candidates something points at, most relevant first, the keys of those that
+    hold another entity of their file, and the snapshots read (by blob id). Only the files
+    of candidates are read."""
     found = score(corpus, prompt, files=files, file_symbol=FILE_SYMBOL)
     # What scores far below the best is never shown, not even by its signature: it is not
     # built at all (the files of thousands of weak matches would be read for nothing).
@@ -149,7 +150,7 @@ def _score(
                 c.score += near.pop(c.key)
         cands += pool.add(near)
     cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
-    return cands, frozenset(pool.holders)
+    return cands, frozenset(pool.holders), pool.snapshots
 
 
 # File records read, by their blob id (content-addressed, so never stale): the record, its
@@ -168,6 +169,7 @@ class _Pool:
         self.named = named  # paths and file names the request gives
         self.holders: set[str] = set()
         self._files: dict[str, tuple[FileMeta, bytes] | None] = {}
+        self.snapshots: dict[str, bytes] = {}  # blob id -> text, of the files read
         self._built: set[tuple[str, str]] = set()
 
     def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
@@ -189,6 +191,7 @@ class _Pool:
                 self._files[path] = None
             else:
                 self._files[path] = (read[0], read[1])
+                self.snapshots[read[0].snapshot] = read[1]
                 self.holders.update(read[2])
         return self._files[path]
 
@@ -308,7 +311,8 @@ def _state_section(
     parts_done: dict[tuple[str, tuple[str, ...]], str],
 ) -> str:
     """One block per file, files in the order of their most relevant entity. The section is
-    rendered again while it does not fit: `read` keeps the snapshots already read, and
+    rendered again while it does not fit: `read` keeps the snapshots already read (by the
+    candidates' pool, a second read of checker.py was a tenth of a request on mypy), and
     `parts_done` the parts already rendered, by path and keys (dropping one entity changes one
     file's part; rendering them all again cost a tenth of a request on mypy)."""
     by_path: dict[str, list[Candidate]] = {}
@@ -350,7 +354,9 @@ def hydrate(
     `memory`: the notes to recall (`memory.py`), in a block ahead of the code under their
     share of the budget."""
     stale = sorted(etv.stale_keys())
-    cands, holders = _score(view, corpus_for(view, cache_dir), set(stale), prompt, files, recent)
+    cands, holders, read = _score(
+        view, corpus_for(view, cache_dir), set(stale), prompt, files, recent
+    )
     system = system_prompt()
     tail = f"\n[REQUEST]\n{prompt}\n"
     notice = state_notice(stale)
@@ -361,7 +367,6 @@ def hydrate(
     cap = memory.cap(budget) if memory is not None else 0
     room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
-    read: dict[str, bytes] = {}
     parts_done: dict[tuple[str, tuple[str, ...]], str] = {}
     state = _state_section(chosen, view, read, cache_dir, parts_done)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
