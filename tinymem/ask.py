@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import islice
 
 from tinymem import config as cfg
 from tinymem.askmemory import memory_for
@@ -24,7 +23,8 @@ from tinymem.etv import EtvReport, verify
 from tinymem.gitobjects import ObjectWriter
 from tinymem.hydration.hydrate import Hydration, estimate_tokens, hydrate
 from tinymem.hydration.relevance import Request
-from tinymem.ledger import Committed, Episode, current, history
+from tinymem.ledger import Committed, Episode, current
+from tinymem.ledger import recent as recent_episodes
 from tinymem.llm import CallResult, OnText, call, endpoint_name, preloading
 from tinymem.modelsetup import check_endpoint, check_setup, is_ollama
 from tinymem.proposalrecords import Proposal
@@ -124,7 +124,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     budget = cfg.as_int(values, "budget") or max(512, context - max(1024, context // 4))
     repair = cfg.repair_rounds(values) if opts.conversation is None else 0
     etv = verify(repo, view)
-    recent = list(islice(history(repo), 6))
+    recent = recent_episodes(repo, 6)
     files = [repo.rel(f) for f in opts.files]
     for given, rel in zip(opts.files, files, strict=True):
         _known_file(repo, view, given, rel)

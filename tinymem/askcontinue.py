@@ -26,10 +26,14 @@ class Previous:
         self.turns = turns  # user/assistant messages, oldest first, ending with the answer
 
 
+def _is_ask(kind: str) -> bool:
+    return kind == "ask"  # only an ask's record is read: the others are passed over
+
+
 def previous_conversation(repo: Repo) -> Previous:
     """The turns of the newest ask episode that got an answer; UsageError when none did."""
     seen = 0
-    for commit, ep in history(repo):
+    for commit, ep in history(repo, read=_is_ask):
         if ep.kind != "ask":
             continue
         seen += 1

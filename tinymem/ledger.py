@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 import pygit2
@@ -151,6 +151,9 @@ class Episode:
     # More file entries, encoded by `encode_files` in the same worker processes.
     encoded_files: list[EncodedFiles] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    # Built from the commit message alone (`episode_header`): its record was not read, so
+    # files, proposals, transitions, notes and details are empty and outcome is unknown.
+    header_only: bool = False
 
     def to_bytes(self) -> bytes:
         head = {
@@ -455,17 +458,61 @@ def read_episode(repo: pygit2.Repository, commit_id: str) -> Episode:
     return Episode.from_bytes(data)
 
 
+_SUBJECT_PREFIX = "tm "
+_EPISODE_TRAILER = "\n\nTinymem-Episode: "
+
+
+def episode_header(commit: pygit2.Commit) -> Episode | None:
+    """The episode of a ledger commit as its message gives it (`episode_message`): kind,
+    summary, id, branch and HEAD, with who and time (to the second) from the commit; None
+    when the message is not one tm writes (a ledger of an older tm: read the record)."""
+    message = commit.message
+    cut = message.rfind(_EPISODE_TRAILER)
+    kind, colon, _ = message.partition(": ")
+    if cut < 0 or not colon or not kind.startswith(_SUBJECT_PREFIX) or " " in kind[3:]:
+        return None
+    episode_id = message_trailer(message, "Tinymem-Episode")
+    if not episode_id:
+        return None
+    when = datetime.fromtimestamp(commit.author.time, UTC)
+    return Episode(
+        kind=kind[len(_SUBJECT_PREFIX) :],
+        summary=message[len(kind) + 2 : cut],
+        id=episode_id,
+        time=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        who=f"{commit.author.name} <{commit.author.email}>",
+        outcome="",
+        branch=message_trailer(message, "Tinymem-Branch") or "",
+        head=message_trailer(message, "Tinymem-Head"),
+        header_only=True,
+    )
+
+
+def not_init(kind: str) -> bool:
+    """For `history(read=...)`: every record but an `init`'s, which holds the whole baseline
+    (a transition per entity: tens of MB on a large repository) and is read for its kind."""
+    return kind != "init"
+
+
+def never(kind: str) -> bool:
+    """For `history(read=...)`: headers only (ids, kinds, summaries)."""
+    return False
+
+
 def history(
     repo: Repo,
     newest_first: bool = True,
     *,
     tips: Sequence[str] = (),
     first_parent: bool = True,
+    read: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[str, Episode]]:
     """(commit id, episode) along the ledger at `tips` (default: the current branch's). The
     first-parent chain of one tip is a branch's own sequence of State Maps; with
     `first_parent` False the episodes a ledger merge brought in are listed too, and several
-    tips are walked together (each commit once); both newest first by time."""
+    tips are walked together (each commit once); both newest first by time.
+    `read`: given an episode's kind (from its commit message), whether its record is read;
+    the others come as `episode_header` gives them (default: every record is read)."""
     current_tip = None if tips else repo.state_tip()
     starts = list(tips) if tips else [current_tip] if current_tip is not None else []
     if not starts:
@@ -481,7 +528,17 @@ def history(
     if first_parent and len(starts) == 1:
         walker.simplify_first_parent()
     for commit in walker:
-        yield str(commit.id), read_episode(repo.git, str(commit.id))
+        header = episode_header(commit) if read is not None else None
+        if header is not None and read is not None and not read(header.kind):
+            yield str(commit.id), header
+        else:
+            yield str(commit.id), read_episode(repo.git, str(commit.id))
+
+
+def recent(repo: Repo, count: int) -> list[tuple[str, Episode]]:
+    """The newest `count` episodes of the current branch, as a prompt's recent window and
+    relevance read them: an `init` by its header (`not_init`)."""
+    return list(islice(history(repo, read=not_init), count))
 
 
 def resolve_episode(repo: Repo, ref: str) -> str:
@@ -492,7 +549,7 @@ def resolve_episode(repo: Repo, ref: str) -> str:
     current(repo)  # a branch's first use starts its ledger, and "not initialized" is said
     matches = [
         cid
-        for cid, ep in history(repo, first_parent=False)
+        for cid, ep in history(repo, first_parent=False, read=never)
         if cid.startswith(ref) or ep.id.startswith(ref)
     ]
     if not matches:

@@ -104,7 +104,7 @@ def _entities(incomplete: str) -> list[tuple[str, str]]:
 def episodes(incomplete: str) -> list[tuple[str, str]]:
     """The newest episode ids, each with its kind and summary."""
     try:
-        from tinymem.ledger import history
+        from tinymem.ledger import history, never
         from tinymem.repository import open_repo
 
         repo = open_repo()
@@ -112,7 +112,7 @@ def episodes(incomplete: str) -> list[tuple[str, str]]:
             return []
         return [
             (ep.id, f"{ep.kind}: {ep.summary}"[:80])
-            for _, ep in islice(history(repo), MAX_EPISODES)
+            for _, ep in islice(history(repo, read=never), MAX_EPISODES)
             if ep.id.startswith(incomplete)
         ]
     except (TinymemError, OSError):

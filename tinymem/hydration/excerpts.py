@@ -11,16 +11,23 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from tinymem.containercache import known_containers
 from tinymem.edits.normalise import EXCERPT_MARK
-from tinymem.symbols.containers import containers, line_starts
+from tinymem.symbols.containers import line_starts
 
 __all__ = ["file_part", "render"]
 
 
-def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> str:
+def render(
+    language: str | None,
+    data: bytes,
+    spans: list[tuple[int, int]],
+    cache_dir: str | None = None,
+) -> str:
     """The lines of `data` that hold `spans` (byte ranges of entities shown in full), under
-    the headers and above the closers of the containers around them, `⋮` for the rest."""
-    boxes = containers(language, data)
+    the headers and above the closers of the containers around them, `⋮` for the rest.
+    `cache_dir`: where the containers found in a text are kept (`containercache`)."""
+    boxes = known_containers(cache_dir, language, data)
     starts = line_starts(data)
 
     def row(offset: int) -> int:
@@ -58,11 +65,16 @@ def render(language: str | None, data: bytes, spans: list[tuple[int, int]]) -> s
 
 
 def file_part(
-    path: str, language: str | None, data: bytes, spans: list[tuple[int, int]], keys: list[str]
+    path: str,
+    language: str | None,
+    data: bytes,
+    spans: list[tuple[int, int]],
+    keys: list[str],
+    cache_dir: str | None = None,
 ) -> str:
     """One file's part of a prompt: its entity keys, then the excerpt fenced with its path
     (the fence info a reply copies back)."""
-    text = render(language, data, spans)
+    text = render(language, data, spans, cache_dir)
     return f"### {', '.join(keys)}\n```{language or ''} path={path}\n{text}\n```\n"
 
 

@@ -14,6 +14,7 @@ other members are listed by signature. Everything else relevant comes as one-lin
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -101,9 +102,10 @@ def _score(
     prompt: str,
     files: list[str],
     recent: list[tuple[str, Episode]],
-) -> tuple[list[Candidate], frozenset[str]]:
-    """The candidates something points at, most relevant first, and the keys of those that
-    hold another entity of their file. Only the files of candidates are read."""
+) -> tuple[list[Candidate], frozenset[str], dict[str, bytes]]:
+    """The candidates something points at, most relevant first, the keys of those that
+    hold another entity of their file, and the snapshots read (by blob id). Only the files
+    of candidates are read."""
     found = score(corpus, prompt, files=files, file_symbol=FILE_SYMBOL)
     # What scores far below the best is never shown, not even by its signature: it is not
     # built at all (the files of thousands of weak matches would be read for nothing).
@@ -148,7 +150,7 @@ def _score(
                 c.score += near.pop(c.key)
         cands += pool.add(near)
     cands.sort(key=lambda c: (-c.score, c.meta.path, c.rec.start, c.rec.symbol))
-    return cands, frozenset(pool.holders)
+    return cands, frozenset(pool.holders), pool.snapshots
 
 
 # File records read, by their blob id (content-addressed, so never stale): the record, its
@@ -167,6 +169,7 @@ class _Pool:
         self.named = named  # paths and file names the request gives
         self.holders: set[str] = set()
         self._files: dict[str, tuple[FileMeta, bytes] | None] = {}
+        self.snapshots: dict[str, bytes] = {}  # blob id -> text, of the files read
         self._built: set[tuple[str, str]] = set()
 
     def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
@@ -188,6 +191,7 @@ class _Pool:
                 self._files[path] = None
             else:
                 self._files[path] = (read[0], read[1])
+                self.snapshots[read[0].snapshot] = read[1]
                 self.holders.update(read[2])
         return self._files[path]
 
@@ -207,11 +211,8 @@ class _Pool:
             wanted = dict(by_path[path])
             # The containers of what is wanted come too, with no score of their own: one
             # that fits is shown whole instead of its members (`_select`).
-            for outer in meta.live_entities():
-                if outer.symbol not in wanted and any(
-                    inside(outer, meta.entities[w]) for w in wanted if w in meta.entities
-                ):
-                    wanted[outer.symbol] = 0.0
+            for outer in _holding(meta, wanted):
+                wanted[outer] = 0.0
             for symbol, value in wanted.items():
                 rec = meta.entities.get(symbol)
                 if rec is None or rec.state is not State.AUTHORITATIVE:
@@ -225,6 +226,26 @@ class _Pool:
                 aside = bool(flags & FLAG_NONCODE) and not named
                 out.append(Candidate(meta, rec, doc, value, aside))
         return out
+
+
+def _holding(meta: FileMeta, wanted: dict[str, float]) -> list[str]:
+    """The live entities of `meta` not in `wanted` that hold one of them (`inside`), in
+    `live_entities` order. Only the wanted spans starting within an entity are looked at:
+    every entity against every wanted one was a fifth of a prompt on mypy (neighbours in
+    checker.py: 300 entities by 300 wanted)."""
+    spans = sorted(
+        (meta.entities[w].start, meta.entities[w].end) for w in wanted if w in meta.entities
+    )
+    starts = [s for s, _ in spans]
+    out: list[str] = []
+    for outer in meta.live_entities():
+        if outer.symbol in wanted:
+            continue
+        lo, hi = bisect_left(starts, outer.start), bisect_right(starts, outer.end)
+        own = (outer.start, outer.end)
+        if any(end <= outer.end and (start, end) != own for start, end in spans[lo:hi]):
+            out.append(outer.symbol)
+    return out
 
 
 def _containers(cands: list[Candidate]) -> set[str]:
@@ -282,9 +303,18 @@ def _select(
     return chosen, mapped
 
 
-def _state_section(chosen: list[Candidate], view: StateView, read: dict[str, bytes]) -> str:
-    """One block per file, files in the order of their most relevant entity. `read` keeps
-    the snapshots already read: the section is rendered again while it does not fit."""
+def _state_section(
+    chosen: list[Candidate],
+    view: StateView,
+    read: dict[str, bytes],
+    cache_dir: str | None,
+    parts_done: dict[tuple[str, tuple[str, ...]], str],
+) -> str:
+    """One block per file, files in the order of their most relevant entity. The section is
+    rendered again while it does not fit: `read` keeps the snapshots already read (by the
+    candidates' pool, a second read of checker.py was a tenth of a request on mypy), and
+    `parts_done` the parts already rendered, by path and keys (dropping one entity changes one
+    file's part; rendering them all again cost a tenth of a request on mypy)."""
     by_path: dict[str, list[Candidate]] = {}
     for c in chosen:
         by_path.setdefault(c.meta.path, []).append(c)
@@ -292,11 +322,16 @@ def _state_section(chosen: list[Candidate], view: StateView, read: dict[str, byt
     for path, group in by_path.items():
         meta = group[0].meta
         group.sort(key=lambda c: c.rec.start)
-        data = read.get(meta.snapshot)
-        if data is None:
-            data = read[meta.snapshot] = view.blob(meta.snapshot)
-        spans = [(c.rec.start, c.rec.end) for c in group]
-        parts.append(file_part(path, meta.language, data, spans, [c.key for c in group]))
+        keys = [c.key for c in group]
+        done = parts_done.get((path, tuple(keys)))
+        if done is None:
+            data = read.get(meta.snapshot)
+            if data is None:
+                data = read[meta.snapshot] = view.blob(meta.snapshot)
+            spans = [(c.rec.start, c.rec.end) for c in group]
+            done = file_part(path, meta.language, data, spans, keys, cache_dir)
+            parts_done[(path, tuple(keys))] = done
+        parts.append(done)
     return "[CURRENT STATE: AUTHORITATIVE]\n" + "".join(parts) + "[END STATE]\n"
 
 
@@ -314,11 +349,14 @@ def hydrate(
 ) -> Hydration:
     """`reserve`: tokens of the budget left unused, so that a repair round (the reply and
     one follow-up in the same conversation) still fits it. `cache_dir`: where the relevance
-    index lives (`.git/tinymem/`); without one it is built in memory for this call.
+    index and the containers of rendered files live (`.git/tinymem/`); without one the
+    index is built in memory for this call and every rendered file is parsed.
     `memory`: the notes to recall (`memory.py`), in a block ahead of the code under their
     share of the budget."""
     stale = sorted(etv.stale_keys())
-    cands, holders = _score(view, corpus_for(view, cache_dir), set(stale), prompt, files, recent)
+    cands, holders, read = _score(
+        view, corpus_for(view, cache_dir), set(stale), prompt, files, recent
+    )
     system = system_prompt()
     tail = f"\n[REQUEST]\n{prompt}\n"
     notice = state_notice(stale)
@@ -329,13 +367,13 @@ def hydrate(
     cap = memory.cap(budget) if memory is not None else 0
     room = budget - fixed - reserve - cap
     chosen, mapped = _select(cands, room, budget, holders)
-    read: dict[str, bytes] = {}
-    state = _state_section(chosen, view, read)
+    parts_done: dict[tuple[str, tuple[str, ...]], str] = {}
+    state = _state_section(chosen, view, read, cache_dir, parts_done)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
     # entity until the rendered state fits.
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
-        state = _state_section(chosen, view, read)
+        state = _state_section(chosen, view, read, cache_dir, parts_done)
     room -= estimate_tokens(state)
     mem = None
     if memory is not None:

@@ -108,12 +108,12 @@ def episode(settings: ServeSettings, ref: str) -> dict[str, Any]:
 def _missing(repo: Repo, ref: str, exc: UsageError) -> UsageError:
     """`tm show`'s refusal of `ref` as NotFound (404) when no episode matches it; an empty or
     ambiguous id stays a bad request (400). Looked at only once show has refused."""
-    from tinymem.ledger import history
+    from tinymem.ledger import history, never
 
     wanted = ref.strip().lower()
     named = bool(wanted) and any(
         cid.startswith(wanted) or ep.id.startswith(wanted)
-        for cid, ep in history(repo, first_parent=False)
+        for cid, ep in history(repo, first_parent=False, read=never)
     )
     return exc if named or not wanted else NotFound(str(exc))
 

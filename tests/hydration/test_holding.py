@@ -1,0 +1,93 @@
+"""The containers of the entities a prompt wants come with them; finding them compares each
+entity with the wanted spans that start inside it, not with every wanted one (#29)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import git, tm, write
+from tinymem.edits import alignment
+from tinymem.hydration import hydrate
+from tinymem.ledger import current
+from tinymem.records import Confidence, Source, State
+from tinymem.repository import open_repo
+from tinymem.statemap import EntityRecord, FileMeta
+
+
+def _meta(spans: list[tuple[int, int]], states: list[bool]) -> FileMeta:
+    entities = {
+        f"e{i}": EntityRecord(
+            f"e{i}",
+            "function",
+            start,
+            start + length,
+            "0" * 40,
+            State.AUTHORITATIVE if live else State.TOMBSTONED,
+            Confidence.CONFIRMED,
+            Source.USER,
+            "ep",
+            "t",
+        )
+        for i, ((start, length), live) in enumerate(zip(spans, states, strict=False))
+    }
+    return FileMeta(
+        "a.py", "0" * 40, "code", "python", "tree-sitter", True, None, entities=entities
+    )
+
+
+def _brute(meta: FileMeta, wanted: dict[str, float]) -> list[str]:
+    """What `_Pool.add` did before: every live entity against every wanted one."""
+    grown = dict(wanted)
+    for outer in meta.live_entities():
+        if outer.symbol not in grown and any(
+            alignment.inside(outer, meta.entities[w]) for w in grown if w in meta.entities
+        ):
+            grown[outer.symbol] = 0.0
+    return [s for s in grown if s not in wanted]
+
+
+_SPAN = st.tuples(st.integers(0, 60), st.integers(0, 30))
+
+
+@given(
+    st.lists(_SPAN, max_size=14),
+    st.lists(st.booleans(), min_size=14, max_size=14),
+    st.sets(st.integers(0, 15)),
+)
+def test_holding_finds_what_comparing_every_pair_found(
+    spans: list[tuple[int, int]], live: list[bool], picked: set[int]
+) -> None:
+    meta = _meta(spans, live)
+    wanted = {f"e{i}": 1.0 for i in sorted(picked)}
+    assert hydrate._holding(meta, wanted) == _brute(meta, wanted)
+
+
+def test_a_large_file_is_not_compared_pair_by_pair(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A class of 400 methods, 300 of them wanted (the neighbours of a strong match).
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(400))
+    write(repo, "big.py", f"class Big:\n{methods}")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first")
+    assert tm(repo, "init").returncode == 0
+    view = current(open_repo(str(repo)))
+    compared = 0
+
+    def counting(outer: EntityRecord, inner: EntityRecord) -> bool:
+        nonlocal compared
+        compared += 1
+        return alignment.inside(outer, inner)
+
+    monkeypatch.setattr(hydrate, "inside", counting)
+    monkeypatch.setattr(hydrate, "_READ", {})
+    pool = hydrate._Pool(view, set(), frozenset())
+    got = pool.add({f"big.py::Big.m{i}": 1.0 for i in range(300)})
+    assert {c.rec.symbol for c in got} == {"Big"} | {f"Big.m{i}" for i in range(300)}
+    # The file's own containers, once (`_containers`: neighbours in span order); not
+    # 401 entities by 300 wanted.
+    assert compared <= 401
