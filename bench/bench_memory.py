@@ -226,6 +226,7 @@ def main() -> None:
                     ).stdout
                 )
                 shown: list[str] = dry["notes"]
+                user = dry["messages"][-1]["content"]
                 constraints = {needed_ids[0], needed_ids[1]}
                 naive = naive_before + estimate_tokens(prompt)
                 row["prompts"].append(
@@ -234,7 +235,8 @@ def main() -> None:
                         "tokens": dry["tokens"],
                         "naive": naive,
                         "needed_shown": needed_ids[need] in shown,
-                        "memory": _memory_block(dry["messages"][-1]["content"]),
+                        "memory": _memory_block(user),
+                        "parts": _parts(dry["messages"][0]["content"], user),
                         "shown": len(shown),
                         "constraints_shown": len([n for n in shown if n in constraints]),
                         "irrelevant": len(
@@ -249,6 +251,7 @@ def main() -> None:
             row["reduction"] = 1 - row["tokens"] / row["naive"]
             row["irrelevant"] = sum(p["irrelevant"] for p in ps)
             row["shown"] = sum(p["shown"] for p in ps)
+            row["parts"] = {k: sum(p["parts"][k] for p in ps) / len(ps) for k in ps[0]["parts"]}
             results.append(row)
         doc = {
             "repository": str(source),
@@ -263,6 +266,8 @@ def main() -> None:
             f"{r['budget']:>6}  {r['tokens']:>9.0f}  {r['naive']:>5.0f}  {r['reduction']:>8.0%}"
             f"  {r['needed']:>5} of 5  {r['irrelevant']:>9} / {r['shown']}"
         )
+        parts = ", ".join(f"{k} {v:.0f}" for k, v in r["parts"].items())
+        print(f"        mean tokens by part: {parts}")
         for p in r["prompts"]:
             mark = "yes" if p["needed_shown"] else "NO "
             print(
@@ -272,6 +277,20 @@ def main() -> None:
             )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def _parts(system: str, user: str) -> dict[str, int]:
+    """Where a prompt's tokens go: the system prompt, the memory block, the code (full texts
+    and the signature map) and the rest (recent window, request, notices)."""
+    memory = code = 0
+    start, end = user.find("[PROJECT MEMORY"), user.find("[END MEMORY]")
+    if start >= 0:
+        memory = estimate_tokens(user[start:end])
+    start, end = user.find("[CURRENT STATE"), user.find("[REQUEST]")
+    if start >= 0:
+        code = estimate_tokens(user[start:end])
+    rest = estimate_tokens(user) - memory - code
+    return {"system": estimate_tokens(system), "memory": memory, "code": code, "rest": rest}
 
 
 def _memory_block(user: str) -> list[str]:

@@ -155,3 +155,32 @@ def test_doctor_reports_the_notes_ref_a_hand_moved(inited: Path) -> None:
     assert checks["notes"]["status"] == "fail"
     assert f"git update-ref {NOTES_REF} {before}" in checks["notes"]["fix"]
     assert any(f"{note}.json" in d for d in checks["notes"]["details"])
+
+
+def test_a_clones_fast_forward_brought_in_by_merge_ledger_is_one_route_of_two(
+    people: tuple[Path, Path],  # noqa: F811
+) -> None:
+    """Bob's fast-forward to alice's notes merge, brought into alice's ledger by `tm
+    merge-ledger`, starts from bob's note written on a branch whose ledger alice never
+    fetched; alice's own merge episode explains the same commit from her side. Taking the
+    fast-forward's route reported a false mismatch; any complete route proves the ref."""
+    alice, bob = people
+    git(bob, "switch", "-q", "-c", "side")
+    _add(bob, "fact", "bob, on side")
+    git(bob, "switch", "-q", "main")
+    git(bob, "push", "-q", "origin", NOTES_REF)
+    _add(alice, "fact", "alice on main")
+    git(alice, "fetch", "-q", "origin", NOTES_REF)
+    merged = json.loads(tm(alice, "note", "merge", "FETCH_HEAD", "--json").stdout)
+    assert merged["outcome"] == "merged"
+    git(alice, "push", "-q", "origin", NOTES_REF)
+    git(bob, "fetch", "-q", "origin", NOTES_REF)
+    forward = json.loads(tm(bob, "note", "merge", "FETCH_HEAD", "--json").stdout)
+    assert forward["outcome"] == "fast-forward"
+    git(bob, "push", "-q", "origin", "refs/tinymem/heads/main:refs/bob/ledger")
+    git(alice, "fetch", "-q", "origin", "refs/bob/ledger")
+    proc = tm(alice, "merge-ledger", "FETCH_HEAD", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "refs/tinymem/heads/side" not in git(alice, "for-each-ref", "refs/tinymem/")
+    code, doc = _rebuild(alice)
+    assert code == 0, doc["differences"]

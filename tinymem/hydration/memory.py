@@ -180,12 +180,12 @@ def _last_name(symbol: str) -> str:
 def _neighbour_order(
     named: Sequence[str], holders: frozenset[str], texts: Mapping[str, str]
 ) -> Callable[[str], tuple[int, int, int, int]] | None:
-    """A sort key for the neighbours of the functions a request names, smaller first: how far
-    a neighbour sits from one (0: a member of the same class, 1: the same file, 2:
-    elsewhere), minus how often they call it, and where they first call it (the order the
-    named code uses them, not the order of their files). None when the named functions call
-    none of the neighbours by name (a class alone named: its text, every name its members
-    use, says nothing of what is meant)."""
+    """A sort key for the neighbours of the functions a request names, smaller first: whether
+    they call it (1: not), how far it sits from one (0: a member of the same class or
+    module, 1: the same file, 2: elsewhere), minus how often they call it, and where they
+    first call it (the order the named code uses them, not the order of their files). None
+    when no named function's text is known, or it calls nothing (a class alone named: its
+    text, every name its members use, says nothing of what is meant)."""
     reading = [k for k in named if k not in holders and k in texts]
     calls: dict[str, int] = {}
     first: dict[str, int] = {}

@@ -50,22 +50,12 @@ def prove_project_notes(repo: Repo) -> NotesProof:
     chain = _chain(git, tip)
     wanted = {eid for _, eid in chain if eid is not None}
     by_id, fast_forwards = _episodes(git, wanted)
-    # Walk back from the tip: (position, the episode that put the ref there), newest first.
-    steps: list[tuple[str, Episode | None]] = []
-    pos: str | None = tip
-    seen: set[str] = set()
-    while pos is not None and pos not in seen:
-        seen.add(pos)
-        commit = _commit(git, pos)
-        ff = fast_forwards.get(pos)
-        if ff is not None:  # the ref moved here from `ours` (the commit is another clone's)
-            steps.append((pos, ff))
-            ours = ff.details.get("ours")
-            pos = ours if isinstance(ours, str) else None
-            continue
-        eid = message_trailer(commit.message, "Tinymem-Episode")
-        steps.append((pos, by_id.get(eid) if eid is not None else None))
-        pos = str(commit.parent_ids[0]) if commit.parent_ids else None
+    # (position, the episode that put the ref there), newest first: a route back from the
+    # tip where every move has its episode, else the first-parent walk with the gaps.
+    route = _route(git, tip, by_id, fast_forwards)
+    steps: list[tuple[str, Episode | None]] = (
+        list(route) if route is not None else _walk(git, tip, by_id, fast_forwards)
+    )
     folded: dict[str, str] = {}
     for pos, episode in reversed(steps):
         if episode is None:
@@ -101,6 +91,74 @@ def prove_project_notes(repo: Repo) -> NotesProof:
     return proof
 
 
+Moves = dict[str, list[Episode]]
+
+
+def _moves(
+    git: pygit2.Repository, pos: str, by_id: dict[str, Episode], fast_forwards: Moves
+) -> list[tuple[Episode, str | None]]:
+    """Each way the ref can have come to `pos`: (the episode, where the ref was before): the
+    episode its commit names (from its first parent), and any `tm note merge` that
+    fast-forwarded to it (from its `ours`)."""
+    commit = _commit(git, pos)
+    out: list[tuple[Episode, str | None]] = []
+    eid = message_trailer(commit.message, "Tinymem-Episode")
+    own = by_id.get(eid) if eid is not None else None
+    if own is not None:
+        out.append((own, str(commit.parent_ids[0]) if commit.parent_ids else None))
+    for ff in fast_forwards.get(pos, []):
+        ours = ff.details.get("ours")
+        out.append((ff, ours if isinstance(ours, str) else None))
+    return out
+
+
+def _route(
+    git: pygit2.Repository, tip: str, by_id: dict[str, Episode], fast_forwards: Moves
+) -> list[tuple[str, Episode]] | None:
+    """A way back from `tip` to the ref's creation in which every move has its episode,
+    newest first; None when there is none. Two can exist (a clone's fast-forward to a
+    commit that ours also wrote, brought in by `tm merge-ledger`), and only one may be
+    complete here (the other through episodes of a ledger this clone never fetched)."""
+    came: dict[str, tuple[str, Episode]] = {}  # position -> (the next position, that move)
+    stack, seen = [tip], {tip}
+    while stack:
+        pos = stack.pop()
+        for episode, before in reversed(_moves(git, pos, by_id, fast_forwards)):
+            if before is None:
+                path = [(pos, episode)]
+                while pos != tip:
+                    pos, move = came[pos]
+                    path.append((pos, move))
+                path.reverse()
+                return path
+            if before not in seen:
+                seen.add(before)
+                came[before] = (pos, episode)
+                stack.append(before)
+    return None
+
+
+def _walk(
+    git: pygit2.Repository, tip: str, by_id: dict[str, Episode], fast_forwards: Moves
+) -> list[tuple[str, Episode | None]]:
+    """The first-parent walk back from `tip`, a move's episode where one is known (None: a
+    commit no episode wrote), newest first: what `_route` could not complete, to report."""
+    steps: list[tuple[str, Episode | None]] = []
+    pos: str | None = tip
+    seen: set[str] = set()
+    while pos is not None and pos not in seen:
+        seen.add(pos)
+        moves = _moves(git, pos, by_id, fast_forwards)
+        if moves:
+            steps.append((pos, moves[0][0]))
+            pos = moves[0][1]
+            continue
+        steps.append((pos, None))
+        parents = _commit(git, pos).parent_ids
+        pos = str(parents[0]) if parents else None
+    return steps
+
+
 def _commit(git: pygit2.Repository, oid: str) -> pygit2.Commit:
     try:
         obj = git[oid]
@@ -119,9 +177,7 @@ def _chain(git: pygit2.Repository, tip: str) -> list[tuple[str, str | None]]:
     return out
 
 
-def _episodes(
-    git: pygit2.Repository, wanted: Iterable[str]
-) -> tuple[dict[str, Episode], dict[str, Episode]]:
+def _episodes(git: pygit2.Repository, wanted: Iterable[str]) -> tuple[dict[str, Episode], Moves]:
     """Of every ledger's commits (all branches, merged-in ones too): the episodes `wanted`
     names, and the notes fast-forwards by the commit they moved the ref to. Only those
     records are read: a ledger commit's message names its episode and kind."""
@@ -131,7 +187,7 @@ def _episodes(
     if legacy is not None and legacy.type == pygit2.enums.ReferenceType.DIRECT:
         tips.append(str(legacy.target))
     by_id: dict[str, Episode] = {}
-    fast_forwards: dict[str, Episode] = {}
+    fast_forwards: Moves = {}
     if not tips:
         return by_id, fast_forwards
     walker = git.walk(pygit2.Oid(hex=tips[0]), pygit2.enums.SortMode.TOPOLOGICAL)
@@ -147,8 +203,7 @@ def _episodes(
             by_id.setdefault(episode.id, episode)
         theirs = episode.details.get("theirs")
         if episode.details.get("outcome") == _FAST_FORWARD and isinstance(theirs, str):
-            # Walked newest first: the latest move to a commit is the one that stands.
-            fast_forwards.setdefault(theirs, episode)
+            fast_forwards.setdefault(theirs, []).append(episode)
     return by_id, fast_forwards
 
 
