@@ -301,7 +301,7 @@ def _check_one(
     to_name: list[str] = []  # what --overwrite-stale would take for each problem
     conflicts: list[str] = []
     saved_before = list(plan_.overwritten)
-    whole = p.kind in ("whole-file", "new-file")
+    whole = p.kind in ("whole-file", "new-file") or _removes_file(p, live)
     file_named = whole and path in overwrite  # the whole file is kept, below
     for e in p.entities:
         key = entity_key(path, e.symbol)
@@ -455,6 +455,13 @@ def confirmable(p: Proposal) -> bool:
         and p.path is not None
         and p.kind != "unresolved"
     )
+
+
+def _removes_file(p: Proposal, live: dict[str, EntityRecord]) -> bool:
+    """Whether a deletion takes the whole file (as `_merge` decides): every line of it goes,
+    not only the definitions it names, so the whole file must be the one the model saw."""
+    names = {e.symbol for e in p.entities}
+    return p.kind == "delete" and (FILE_SYMBOL in names or names >= set(live))
 
 
 def _merge(
