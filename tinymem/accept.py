@@ -46,8 +46,8 @@ from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
 from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import read_file, worktree_form
-from tinymem.writing.ondisk import disk_text
+from tinymem.worktree import worktree_form
+from tinymem.writing.ondisk import as_written, disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 
@@ -691,7 +691,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                             edits,
                         )
                     continue
-                wf = read_file(repo, fp.path)
+                wf = as_written(repo, fp.path, fp.after)
                 ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
                 update = record_file(
                     writer,
