@@ -129,6 +129,36 @@ def test_delete_needs_the_directive_and_allow_delete(repo: Path, server: ModelSe
     assert tm(repo, "rebuild").returncode == 0
 
 
+@pytest.mark.parametrize(
+    ("reply", "edit"),
+    [
+        ("DELETE: app.py\n", "\n\ndef mine():\n    return 42\n"),  # a definition added
+        ("DELETE: app.py\n", None),  # a line outside every definition changed
+    ],
+    ids=["added-definition", "edited-import"],
+)
+def test_a_file_deletion_leaves_text_written_since_the_model_saw_it(
+    repo: Path, server: ModelServer, reply: str, edit: str | None
+) -> None:
+    """Removing the whole file removes every line of it: only the text the model saw goes
+    without a word; anything written since blocks (ETV), or is kept in the vault when named
+    with --overwrite-stale."""
+    _init(repo)
+    pid = _pid(_ask(repo, server, "Remove it.\n\n" + reply))
+    mine = PY_APP + edit if edit else PY_APP.replace("import os", "import os  # needed by run()")
+    write(repo, "app.py", mine)
+    proc = tm(repo, "accept", pid, "--allow-delete")
+    assert proc.returncode == 5, proc.stdout + proc.stderr
+    assert "STALE: app.py (changed on disk)" in proc.stderr
+    assert (repo / "app.py").read_text() == mine
+    done = tm(repo, "accept", pid, "--allow-delete", "--overwrite-stale", "app.py", "--json")
+    assert done.returncode == 0, done.stderr
+    assert not (repo / "app.py").exists()
+    shown = json.loads(tm(repo, "show", json.loads(done.stdout)["episode"], "--json").stdout)
+    kept = shown["details"]["overwritten"]["app.py"]
+    assert git(repo, "cat-file", "-p", kept) == mine  # the user's text is in the vault
+
+
 def test_reject_drops_the_proposal(repo: Path, server: ModelServer) -> None:
     _init(repo)
     pid = _pid(_ask(repo, server, REPLY))

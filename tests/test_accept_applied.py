@@ -70,3 +70,32 @@ def test_a_hand_edit_that_differs_from_the_proposal_still_blocks(
     proc = tm(repo, "accept", pid)
     assert proc.returncode == 5 and "STALE" in proc.stderr, proc.stderr
     assert (repo / "app.py").read_text() == almost
+
+
+def test_other_hand_edits_in_the_file_are_never_recorded_as_the_models(
+    repo: Path, server: ModelServer
+) -> None:
+    """The proposal's text is on disk, and so is an edit of the user's elsewhere in the file:
+    recording the file as the accept's would credit that edit to the model (blame), and `tm
+    undo` of the accept would then take it back without a word. It blocks instead, naming
+    `tm adopt`; once adopted, nothing is left to write."""
+    write(repo, "app.py", PY_APP)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    assert tm(repo, "init").returncode == 0
+    server.add(f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n")
+    proc = tm_ask(repo, server, "change fetch_user", "--json")
+    (pid,) = [p["id"] for p in json.loads(proc.stdout)["proposals"]]
+    mine = APPLIED.replace("        return path\n", "        return path.strip()\n")
+    write(repo, "app.py", mine)
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main")
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 5 and "STALE" in proc.stderr and "tm adopt" in proc.stderr
+    assert git(repo, "rev-parse", "refs/tinymem/heads/main") == tip  # nothing recorded
+    assert (repo / "app.py").read_text() == mine
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    proc = tm(repo, "accept", pid)
+    assert proc.returncode == 0 and "already applied" in proc.stdout, proc.stdout + proc.stderr
+    state = {e["entity"]: e for e in json.loads(tm(repo, "state", "--json").stdout)["entities"]}
+    assert state["app.py::Client.get"]["source"] != "model"
+    assert tm(repo, "status", "--check").returncode == 0

@@ -46,8 +46,8 @@ from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
 from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
-from tinymem.worktree import read_file, worktree_form
-from tinymem.writing.ondisk import disk_text
+from tinymem.worktree import worktree_form
+from tinymem.writing.ondisk import as_written, disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 
@@ -301,7 +301,7 @@ def _check_one(
     to_name: list[str] = []  # what --overwrite-stale would take for each problem
     conflicts: list[str] = []
     saved_before = list(plan_.overwritten)
-    whole = p.kind in ("whole-file", "new-file")
+    whole = p.kind in ("whole-file", "new-file") or _removes_file(p, live)
     file_named = whole and path in overwrite  # the whole file is kept, below
     for e in p.entities:
         key = entity_key(path, e.symbol)
@@ -364,6 +364,12 @@ def _check_one(
     already = new_text == current_text and (
         bool(etv_problems) or list(plan_.overwritten) != saved_before
     )
+    if already and fp.after == fp.before and not _only_this_change(view, p, path, live, fp):
+        # The file is recorded from disk, not written: an edit of the user's elsewhere in it
+        # would be recorded as the model's (and an undo of the accept would take it back).
+        already = False
+        etv_problems = [f"{path} (holds this change and edits of your own besides)"]
+        to_name = []
     if already:
         # The text that differs from what the model saw is the model's own text: nothing of
         # the user's is replaced, so there is nothing for ETV (or --overwrite-stale) to keep.
@@ -371,7 +377,16 @@ def _check_one(
         for key in [k for k in plan_.overwritten if k not in saved_before]:
             del plan_.overwritten[key]
         check.notes.append(f"already applied: {path} holds this text; recorded, not written")
-    if etv_problems:
+    if etv_problems and not to_name:
+        check.gates.append(
+            GateResult(
+                "ETV",
+                False,
+                "STALE: " + ", ".join(etv_problems) + f"; `tm adopt {shlex.quote(path)}` records"
+                f" the file as yours, then `tm accept {p.id}` finds its change applied",
+            )
+        )
+    elif etv_problems:
         check.gates.append(
             GateResult(
                 "ETV",
@@ -455,6 +470,28 @@ def confirmable(p: Proposal) -> bool:
         and p.path is not None
         and p.kind != "unresolved"
     )
+
+
+def _only_this_change(
+    view: StateView, p: Proposal, path: str, live: dict[str, EntityRecord], fp: FilePlan
+) -> bool:
+    """Whether the disk text is the State Map's with this proposal applied and nothing else:
+    what an accept that wrote it would have recorded."""
+    meta = view.meta(path)
+    if meta is None or meta.deleted or fp.before is None:
+        return False
+    try:
+        merged = _merge(view, Check(p), path, view.blob(meta.snapshot), live, allow_delete=False)
+    except (SpliceError, UsageError):
+        return False
+    return merged == fp.before
+
+
+def _removes_file(p: Proposal, live: dict[str, EntityRecord]) -> bool:
+    """Whether a deletion takes the whole file (as `_merge` decides): every line of it goes,
+    not only the definitions it names, so the whole file must be the one the model saw."""
+    names = {e.symbol for e in p.entities}
+    return p.kind == "delete" and (FILE_SYMBOL in names or names >= set(live))
 
 
 def _merge(
@@ -654,7 +691,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                             edits,
                         )
                     continue
-                wf = read_file(repo, fp.path)
+                wf = as_written(repo, fp.path, fp.after)
                 ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
                 update = record_file(
                     writer,

@@ -36,8 +36,8 @@ from tinymem.symbols import extract
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.undohistory import UNDOABLE, with_undone
-from tinymem.worktree import read_file, worktree_form
-from tinymem.writing.ondisk import disk_text
+from tinymem.worktree import worktree_form
+from tinymem.writing.ondisk import as_written, disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
 
 __all__ = ["UndoPlan", "UndoResult", "plan_undo", "undo"]
@@ -236,7 +236,7 @@ def _apply(repo: Repo, p: UndoPlan) -> Committed:
                         update = record_deletion(old, episode=episode, reason=reason)
                         apply_update(writer, update, episode, edits)
                     continue
-                wf = read_file(repo, fp.path)
+                wf = as_written(repo, fp.path, fp.after)
                 ex = extraction_for(cache, wf.path, wf.oid, wf.data, wf.kind)
                 update = record_file(
                     writer, old, wf, ex, source=Source.USER, episode=episode, reason=reason

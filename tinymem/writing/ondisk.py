@@ -4,10 +4,11 @@ and the re-hash right before each rename) compares with what the State Map or th
 from __future__ import annotations
 
 from tinymem.errors import StaleError, UnsafePathError
+from tinymem.gitobjects import blob_id
 from tinymem.repository import Repo
-from tinymem.worktree import ThroughSymlinkError, read_file
+from tinymem.worktree import ThroughSymlinkError, WorktreeFile, read_file
 
-__all__ = ["disk_text"]
+__all__ = ["as_written", "disk_text"]
 
 
 def disk_text(repo: Repo, rel: str) -> tuple[bytes | None, str | None]:
@@ -25,3 +26,14 @@ def disk_text(repo: Repo, rel: str) -> tuple[bytes | None, str | None]:
     except OSError as exc:
         raise StaleError(f"{rel} cannot be read ({exc}); nothing was written") from exc
     return wf.data, wf.oid
+
+
+def as_written(repo: Repo, rel: str, data: bytes) -> WorktreeFile:
+    """Work-tree file `rel` as tm wrote it (`data`, as git stores it), with the mode it has:
+    what an episode records. Never its text read again after the rename: an editor may have
+    saved since, and that save is the user's hand edit (STALE), not the written text."""
+    try:
+        executable = read_file(repo, rel).executable
+    except OSError:
+        executable = False
+    return WorktreeFile(rel, blob_id(data), data, executable)
