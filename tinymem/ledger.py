@@ -23,6 +23,7 @@ from typing import Any
 
 import pygit2
 
+from tinymem import refjournal
 from tinymem.branches.refs import branch_of_ref, current_branch, head_commit
 from tinymem.errors import (
     ConcurrencyError,
@@ -329,23 +330,35 @@ def commit_episode(
         message = episode_message(episode)
         parents = [pygit2.Oid(hex=p) for p in (base, merged) if p is not None]
         with updating(repo):
+            left = refjournal.recover(repo)  # what a tm killed mid-episode left behind
+            if left is not None:
+                emit(left)
             if pinned:
                 _still_selected(repo, ref)
+            moving = tuple((n, o, w) for n, (o, w) in draft.refs.items() if o != w)
+            if moving:
+                refjournal.record(repo, refjournal.Moving(ref, tip, episode.id, moving))
             moved = _move_refs(repo, draft.refs, episode)
             said = None
-            if moved is not None:
+            if moved is None:
+                refjournal.clear(repo)
+            else:
                 try:
                     commit = _commit(repo, ref, tip, sig, message, tree, parents)
                 except (pygit2.GitError, OSError, ValueError) as exc:
                     _put_back(repo, moved, episode)
+                    refjournal.clear(repo)
                     # pygit2 maps libgit2's lock and exists errors to OSError and ValueError.
                     if not _is_cas_failure(exc):
                         raise
                     said = clear_if_stale(repo, ref)  # no tm is mid-update: we hold `updating`
                 except BaseException:
                     _put_back(repo, moved, episode)
+                    refjournal.clear(repo)
                     raise
                 else:
+                    if moving:
+                        refjournal.clear(repo)
                     pack_if_needed(
                         repo.common_dir,
                         os.path.join(repo.common_dir, CACHE_DIRNAME),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from tinymem import refjournal
 from tinymem.branches.refs import current_branch, head_commit
 from tinymem.notices import emit
 from tinymem.repository import CACHE_DIRNAME, INTENT_FILE, Repo, open_repo
@@ -50,7 +51,11 @@ def bring_up_to_head(repo: Repo) -> str | None:
 
 def recover_interrupted(repo: Repo) -> None:
     """Finish or roll back an accept a killed tm left, and say so (also run alone by
-    `tm doctor`, which moves no ref)."""
+    `tm doctor`, which moves no ref), and put back the notes ref a tm killed mid-episode had
+    moved ahead of its ledger commit."""
+    left = refjournal.recover_if_left(repo)
+    if left is not None:
+        emit(left)
     if os.path.exists(os.path.join(repo.git.path, CACHE_DIRNAME, INTENT_FILE)):
         # An accept was interrupted (or is running): a stat is all the common case costs.
         from tinymem.writing.recovery import recover
