@@ -12,6 +12,12 @@ Per prompt and code: seconds of `prepare()` (ETV + hydration), of `verify()` (ET
 the same process, the prompt tokens, and whether each target entity is shown IN FULL (its key
 hydrated, or a container of it). The new code runs twice per prompt: once after deleting the
 index file (cold: the index is built) and once with it (warm, what every later prompt pays).
+The base's code runs twice too and its second run counts (warm, when the base has the index:
+`--base main`).
+
+Beside them, per corpus in the same run: `tm status` (this checkout, a real process, the median
+of 5) and, per prompt, `tm ask PROMPT --dry-run` as a real process (this checkout, warm index),
+for issue 29's "hydration <= 3x tm status".
 
 `--synth N` measures time only, on the synthetic repository of N files bench_foundation.py
 generates (its generator; `tm init -q` timed), with SYNTH_PROMPTS: the first prompt once cold
@@ -20,7 +26,8 @@ the processes `tm status` and `tm ask --dry-run PROMPT`. Issue 29's target: hydr
 `tm status`, read as ask --dry-run / status (both whole processes) and prepare / status.
 
 Usage:
-  .venv/bin/python bench/bench_hydrate.py [--base a31d1aa] [--out bench/results/bench_hydrate.json]
+  .venv/bin/python bench/bench_hydrate.py [--base a31d1aa] [--corpora mypy ...]
+      [--out bench/results/bench_hydrate.json]
   .venv/bin/python bench/bench_hydrate.py --synth 50000 [--runs 5] [--out FILE]
 """
 
@@ -247,6 +254,15 @@ def synth(n_files: int, runs: int, out: str) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+TM = PROJECT / ".venv" / "bin" / "tm"
+
+
+def _seconds(repo: Path, *args: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([str(TM), *args], cwd=repo, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
 def _in_full(target: str, hydrated: list[str]) -> bool:
     path, _, symbol = target.partition("::")
     for key in hydrated:
@@ -262,6 +278,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "bench_hydrate.json"))
     ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
     ap.add_argument("--runs", type=int, default=5, help="with --synth: rounds per prompt")
+    ap.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=list(CORPORA))
     args = ap.parse_args()
     if args.synth:
         synth(args.synth, args.runs, args.out)
@@ -274,10 +291,13 @@ def main() -> None:
             ["git", "archive", args.base, "tinymem"], cwd=PROJECT, check=True, capture_output=True
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-        repos = {name: _corpus(root, name, src) for name, src in CORPORA.items()}
+        repos = {name: _corpus(root, name, CORPORA[name]) for name in args.corpora}
         rows: list[dict[str, Any]] = []
         for corpus, prompt, targets, named in TASKS:
+            if corpus not in repos:
+                continue
             repo = repos[corpus]
+            _run(old, repo, prompt)  # a base with the index builds it here (cold)
             before = _run(old, repo, prompt)
             assert before["code"].startswith(str(old)), before["code"]
             index = repo / ".git" / "tinymem" / "relevance.sqlite"
@@ -286,6 +306,7 @@ def main() -> None:
             cold = _run(None, repo, prompt)
             warm = _run(None, repo, prompt)
             assert warm["code"].startswith(str(PROJECT)), warm["code"]
+            dry_run = _seconds(repo, "ask", prompt, "--dry-run")
             row = {
                 "corpus": corpus,
                 "prompt": prompt,
@@ -294,13 +315,15 @@ def main() -> None:
                 "old": {**before, "full": [_in_full(t, before["hydrated"]) for t in targets]},
                 "new_cold": {k: cold[k] for k in ("prepare", "etv")},
                 "new": {**warm, "full": [_in_full(t, warm["hydrated"]) for t in targets]},
+                "dry_run_process": dry_run,
             }
             rows.append(row)
             print(
                 f"{corpus:8} {'N' if named else 'D'} old {row['old']['full']} "
                 f"{before['tokens']:5}t {before['prepare']:.3f}s (etv {before['etv']:.3f}) | "
                 f"new {row['new']['full']} {warm['tokens']:5}t {warm['prepare']:.3f}s "
-                f"(etv {warm['etv']:.3f}, cold {cold['prepare']:.3f}s)  {prompt[:50]}",
+                f"(etv {warm['etv']:.3f}, cold {cold['prepare']:.3f}s) "
+                f"dry-run {dry_run:.2f}s  {prompt[:50]}",
                 flush=True,
             )
         summary: dict[str, Any] = {}
@@ -312,9 +335,16 @@ def main() -> None:
             }
         summary["named"] = sum(r["named"] for r in rows)
         summary["described"] = sum(not r["named"] for r in rows)
-        for corpus in CORPORA:
+        for corpus in repos:
             mine = [r for r in rows if r["corpus"] == corpus]
+            status = statistics.median(_seconds(repos[corpus], "status") for _ in range(5))
+            new_prepare = statistics.median(r["new"]["prepare"] for r in mine)
+            dry_run = statistics.median(r["dry_run_process"] for r in mine)
             summary[f"{corpus}_seconds"] = {
+                "tm_status_process": status,
+                "dry_run_process": dry_run,
+                "prepare_over_status": new_prepare / status,
+                "dry_run_over_status": dry_run / status,
                 "old_prepare": statistics.median(r["old"]["prepare"] for r in mine),
                 "new_prepare": statistics.median(r["new"]["prepare"] for r in mine),
                 "new_cold_prepare": statistics.median(r["new_cold"]["prepare"] for r in mine),

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sqlite3
+from functools import lru_cache
 
 from tinymem.gitobjects import blob_id
 from tinymem.symbols.containers import Container, containers
@@ -35,7 +36,7 @@ def known_containers(
     """`containers(language, data)`, parsed once per text and kept under `cache_dir`."""
     if language is None or language not in GRAMMAR_LANGUAGES or cache_dir is None:
         return containers(language, data)
-    key = f"{CONTAINERS_VERSION}+{EXTRACTOR_VERSION}:{language}:{blob_id(data)}"
+    key = f"{CONTAINERS_VERSION}+{EXTRACTOR_VERSION}:{language}:{_text_id(data)}"
     found = _KNOWN.get(key)
     if found is not None:
         return found
@@ -55,9 +56,17 @@ def known_containers(
     return found
 
 
+@lru_cache(maxsize=64)
+def _text_id(data: bytes) -> str:
+    # Kept for the texts rendered last: a request renders a file's part again as the state
+    # section shrinks, and `tm serve` renders the same files request after request.
+    return blob_id(data)
+
+
 def forget() -> None:
     """Drop this process's copies (the cache on disk stays): what a new process starts with."""
     _KNOWN.clear()
+    _text_id.cache_clear()
 
 
 def _open(cache_dir: str) -> sqlite3.Connection | None:

@@ -482,14 +482,15 @@ def episode_header(commit: pygit2.Commit) -> Episode | None:
     message = commit.message
     cut = message.rfind(_EPISODE_TRAILER)
     kind, colon, _ = message.partition(": ")
-    if cut < 0 or not colon or not kind.startswith(_SUBJECT_PREFIX) or " " in kind[3:]:
+    name = kind[len(_SUBJECT_PREFIX) :]
+    if cut < 0 or not colon or not kind.startswith(_SUBJECT_PREFIX) or " " in name:
         return None
     episode_id = message_trailer(message, "Tinymem-Episode")
     if not episode_id:
         return None
     when = datetime.fromtimestamp(commit.author.time, UTC)
     return Episode(
-        kind=kind[len(_SUBJECT_PREFIX) :],
+        kind=name,
         summary=message[len(kind) + 2 : cut],
         id=episode_id,
         time=when.strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.conftest import git, tm
 from tinymem import containercache
 from tinymem.ask import AskOptions, prepare
+from tinymem.hydration import excerpts
 from tinymem.hydration.excerpts import render
 from tinymem.repository import open_repo
 from tinymem.symbols import extract
@@ -73,3 +74,17 @@ def test_a_prompt_does_not_parse_the_files_it_shows_again(repo: Path) -> None:
     again = prepare(open_repo(str(repo)), opts).hydration
     assert again.messages == first.messages
     assert _parses() == 0
+
+
+def test_a_text_rendered_again_is_split_and_hashed_once(tmp_path: Path) -> None:
+    """`tm serve` shows the same files request after request, and one request renders a
+    file's part again while the state section shrinks."""
+    data = (FLASK_APP / "flask" / "app.py").read_bytes()
+    members = [s for s in extract("flask/app.py", data).symbols if s.parent is not None]
+    _new_process()
+    excerpts._lines.cache_clear()
+    for n in range(1, 5):
+        spans = [(s.start, s.end) for s in members[:n]]
+        render("python", data, spans, str(tmp_path))
+    assert excerpts._lines.cache_info().misses == 1
+    assert containercache._text_id.cache_info().misses == 1

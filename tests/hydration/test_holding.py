@@ -4,6 +4,7 @@ entity with the wanted spans that start inside it, not with every wanted one (#2
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,7 +16,7 @@ from tinymem.hydration import hydrate
 from tinymem.ledger import current
 from tinymem.records import Confidence, Source, State
 from tinymem.repository import open_repo
-from tinymem.statemap import EntityRecord, FileMeta
+from tinymem.statemap import EntityRecord, FileMeta, StateView
 
 
 def _meta(spans: list[tuple[int, int]], states: list[bool]) -> FileMeta:
@@ -63,7 +64,7 @@ def test_holding_finds_what_comparing_every_pair_found(
 ) -> None:
     meta = _meta(spans, live)
     wanted = {f"e{i}": 1.0 for i in sorted(picked)}
-    assert hydrate._holding(meta, wanted) == _brute(meta, wanted)
+    assert hydrate._holding(meta, wanted, hydrate._Nesting(meta)) == _brute(meta, wanted)
 
 
 def test_a_large_file_is_not_compared_pair_by_pair(
@@ -91,3 +92,60 @@ def test_a_large_file_is_not_compared_pair_by_pair(
     # The file's own containers, once (`_containers`: neighbours in span order); not
     # 401 entities by 300 wanted.
     assert compared <= 401
+
+
+def test_a_file_read_before_is_not_walked_again(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tm serve`: the next request wanting members of the same file costs what it wants."""
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(400))
+    write(repo, "big.py", f"class Big:\n{methods}")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first")
+    assert tm(repo, "init").returncode == 0
+    view = current(open_repo(str(repo)))
+    monkeypatch.setattr(hydrate, "_READ", {})
+    first = hydrate._Pool(view, set(), frozenset()).add({"big.py::Big.m7": 1.0})
+    assert {c.rec.symbol for c in first} == {"Big", "Big.m7"}
+    bisected = 0
+    original = hydrate.bisect_left
+
+    def counting(*args: Any) -> int:
+        nonlocal bisected
+        bisected += 1
+        return original(*args)
+
+    monkeypatch.setattr(hydrate, "bisect_left", counting)
+    again = hydrate._Pool(view, set(), frozenset()).add({"big.py::Big.m9": 1.0})
+    assert {c.rec.symbol for c in again} == {"Big", "Big.m9"}
+    assert bisected == 0  # not once per entity of the file
+
+
+def test_a_new_tip_with_the_same_records_finds_them_without_a_lookup(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tm serve`: every request records an episode, so each hydrates at a new tip, but an
+    ask leaves `meta/` as it was: a file's record is found where the last request found it."""
+    write(repo, "pkg/sub/app.py", "class Box:\n    def run(self):\n        return 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first")
+    assert tm(repo, "init").returncode == 0
+    store = open_repo(str(repo))
+    monkeypatch.setattr(hydrate, "_READ", {})
+    monkeypatch.setattr(hydrate, "_WHERE", {})
+    before = current(store)
+    assert hydrate._Pool(before, set(), frozenset()).add({"pkg/sub/app.py::Box.run": 1.0})
+    assert tm(repo, "note", "add", "fact", "boxes run once").returncode == 0
+    after = current(store)
+    assert after.commit_id != before.commit_id
+    looked: list[str] = []
+    original = StateView.entry
+
+    def counting(self: StateView, top: str, path: str) -> tuple[int, str] | None:
+        looked.append(path)
+        return original(self, top, path)
+
+    monkeypatch.setattr(StateView, "entry", counting)
+    got = hydrate._Pool(after, set(), frozenset()).add({"pkg/sub/app.py::Box.run": 1.0})
+    assert {c.rec.symbol for c in got} == {"Box", "Box.run"}
+    assert looked == []

@@ -10,6 +10,7 @@ excerpt parses: copied back with one member changed, it is read as that member.
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 
 from tinymem.containercache import known_containers
 from tinymem.edits.normalise import EXCERPT_MARK
@@ -33,7 +34,7 @@ def render(
     def row(offset: int) -> int:
         return bisect_right(starts, offset) - 1
 
-    lines = data.decode("utf-8", "replace").split("\n")
+    lines = _lines(data)
     keep: set[int] = set()
     ends: list[int] = []  # the last row of each outermost container an entity is in
     for start, end in spans:
@@ -78,7 +79,14 @@ def file_part(
     return f"### {', '.join(keys)}\n```{language or ''} path={path}\n{text}\n```\n"
 
 
-def _mark(lines: list[str], number: int) -> str:
+@lru_cache(maxsize=64)
+def _lines(data: bytes) -> tuple[str, ...]:
+    """The lines of a text, kept for the texts rendered last (`tm serve` shows the same
+    files again; splitting checker.py, 200 KB, for each part cost more than rendering it)."""
+    return tuple(data.decode("utf-8", "replace").split("\n"))
+
+
+def _mark(lines: tuple[str, ...], number: int) -> str:
     """A `⋮` line at the indentation of the line it stands next to."""
     line = lines[number] if number < len(lines) else ""
     indent = line[: len(line) - len(line.lstrip(" \t"))]

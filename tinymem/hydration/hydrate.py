@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -156,8 +157,12 @@ def _score(
 # File records read, by their blob id (content-addressed, so never stale): the record, its
 # snapshot and the keys of its containers. A long-lived process (`tm serve`) hydrates each
 # request from mostly the same files; parsing their records again cost most of a request.
-_READ: dict[str, tuple[FileMeta, bytes, frozenset[str]]] = {}
+_READ: dict[str, tuple[FileMeta, bytes, frozenset[str], _Nesting]] = {}
 _READ_BOUND = 4000
+# Where each file's record is, by the `meta/` tree's id and path (content-addressed: an ask
+# episode leaves `meta/` as it was): `tree[path]` reads every directory on the way again,
+# since libgit2 keeps no tree over 4 KiB (typeshed's stdlib/: 600 entries), ~0.3 ms a file.
+_WHERE: dict[tuple[str, str], tuple[int, str] | None] = {}
 
 
 class _Pool:
@@ -168,13 +173,13 @@ class _Pool:
         self.stale = stale
         self.named = named  # paths and file names the request gives
         self.holders: set[str] = set()
-        self._files: dict[str, tuple[FileMeta, bytes] | None] = {}
+        self._files: dict[str, tuple[FileMeta, bytes, _Nesting] | None] = {}
         self.snapshots: dict[str, bytes] = {}  # blob id -> text, of the files read
         self._built: set[tuple[str, str]] = set()
 
-    def _file(self, path: str) -> tuple[FileMeta, bytes] | None:
+    def _file(self, path: str) -> tuple[FileMeta, bytes, _Nesting] | None:
         if path not in self._files:
-            found = self.view.entry(META, path)
+            found = self._where(path)
             read = _READ.get(found[1]) if found is not None else None
             if found is not None and read is None:
                 meta = FileMeta.from_bytes(self.view.blob(found[1]))
@@ -183,17 +188,28 @@ class _Pool:
                     for rec in meta.live_entities()
                 ]
                 snapshot = b"" if meta.deleted else self.view.blob(meta.snapshot)
-                read = (meta, snapshot, frozenset(_containers(live)))
+                read = (meta, snapshot, frozenset(_containers(live)), _Nesting(meta))
                 if len(_READ) >= _READ_BOUND:
                     _READ.clear()
                 _READ[found[1]] = read
             if read is None or read[0].deleted:
                 self._files[path] = None
             else:
-                self._files[path] = (read[0], read[1])
+                self._files[path] = (read[0], read[1], read[3])
                 self.snapshots[read[0].snapshot] = read[1]
                 self.holders.update(read[2])
         return self._files[path]
+
+    def _where(self, path: str) -> tuple[int, str] | None:
+        tree = self.view.subtree(META)
+        if tree is None:
+            return None
+        key = (tree, path)
+        if key not in _WHERE:
+            if len(_WHERE) >= _READ_BOUND:
+                _WHERE.clear()
+            _WHERE[key] = self.view.entry(META, path)
+        return _WHERE[key]
 
     def add(self, scores: dict[str, float]) -> list[Candidate]:
         by_path: dict[str, list[tuple[str, float]]] = {}
@@ -206,12 +222,12 @@ class _Pool:
             found = self._file(path)
             if found is None:
                 continue
-            meta, data = found
+            meta, data, nesting = found
             named = path in self.named or path.rsplit("/", 1)[-1] in self.named
             wanted = dict(by_path[path])
             # The containers of what is wanted come too, with no score of their own: one
             # that fits is shown whole instead of its members (`_select`).
-            for outer in _holding(meta, wanted):
+            for outer in _holding(meta, wanted, nesting):
                 wanted[outer] = 0.0
             for symbol, value in wanted.items():
                 rec = meta.entities.get(symbol)
@@ -228,24 +244,50 @@ class _Pool:
         return out
 
 
-def _holding(meta: FileMeta, wanted: dict[str, float]) -> list[str]:
-    """The live entities of `meta` not in `wanted` that hold one of them (`inside`), in
-    `live_entities` order. Only the wanted spans starting within an entity are looked at:
-    every entity against every wanted one was a fifth of a prompt on mypy (neighbours in
-    checker.py: 300 entities by 300 wanted)."""
-    spans = sorted(
-        (meta.entities[w].start, meta.entities[w].end) for w in wanted if w in meta.entities
-    )
-    starts = [s for s, _ in spans]
-    out: list[str] = []
-    for outer in meta.live_entities():
-        if outer.symbol in wanted:
-            continue
+class _Nesting:
+    """Which live entities of a file hold which (`inside`), found once per file record and
+    kept with it: a request then costs the entities it wants, not the file's (57 files of
+    up to 1,000 entities per serve request on mypy)."""
+
+    def __init__(self, meta: FileMeta) -> None:
+        live = list(meta.live_entities())
+        self.order = {r.symbol: n for n, r in enumerate(live)}  # `live_entities` order
+        self.holders: dict[str, list[str]] = {}  # live symbol -> the live ones holding it
+        for outer, inner in _nested(live, [(r.start, r.end, r.symbol) for r in live]):
+            self.holders.setdefault(inner, []).append(outer.symbol)
+
+
+def _nested(
+    outers: list[EntityRecord], spans: list[tuple[int, int, str]]
+) -> Iterator[tuple[EntityRecord, str]]:
+    """(outer, name of a span inside it) for every pair where `inside(outer, span)`: only
+    the spans starting within each outer are looked at (bisect), not every pair."""
+    spans = sorted(spans)
+    starts = [s for s, _, _ in spans]
+    for outer in outers:
         lo, hi = bisect_left(starts, outer.start), bisect_right(starts, outer.end)
         own = (outer.start, outer.end)
-        if any(end <= outer.end and (start, end) != own for start, end in spans[lo:hi]):
-            out.append(outer.symbol)
-    return out
+        for start, end, name in spans[lo:hi]:
+            if end <= outer.end and (start, end) != own:
+                yield outer, name
+
+
+def _holding(meta: FileMeta, wanted: dict[str, float], nesting: _Nesting) -> list[str]:
+    """The live entities of `meta` not in `wanted` that hold one of them (`inside`), in
+    `live_entities` order: from `nesting` for the live ones wanted (every entity against
+    every wanted one was a fifth of a prompt on mypy); a wanted record no longer live (an
+    episode's, recently) against every live entity."""
+    found: set[str] = set()
+    gone: list[tuple[int, int, str]] = []
+    for w in wanted:
+        if w in nesting.order:
+            found.update(nesting.holders.get(w, ()))
+        elif w in meta.entities:
+            rec = meta.entities[w]
+            gone.append((rec.start, rec.end, w))
+    if gone:
+        found.update(outer.symbol for outer, _ in _nested(list(meta.live_entities()), gone))
+    return sorted((s for s in found if s not in wanted), key=nesting.order.__getitem__)
 
 
 def _containers(cands: list[Candidate]) -> set[str]:
