@@ -12,7 +12,13 @@ import pytest
 
 from tests.conftest import git, tm, write
 from tinymem.hydration.corpus import MemoryCorpus
-from tinymem.hydration.index import INDEX_VERSION, RelevanceIndex, corpus_for, open_index
+from tinymem.hydration.index import (
+    INDEX_VERSION,
+    RelevanceIndex,
+    corpus_for,
+    open_index,
+    ranking_with,
+)
 from tinymem.hydration.relevance import score
 from tinymem.ledger import current
 from tinymem.repository import open_repo
@@ -36,6 +42,14 @@ def _ranked(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
     corpus = corpus_for(current(r), r.cache_dir)
     found = score(corpus, prompt)
     info = corpus.info(found)
+    return sorted(((info[i].path, info[i].symbol, round(s, 6)) for i, s in found.items()))
+
+
+def _ranked_in_turn(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
+    r = open_repo(str(repo))
+    with ranking_with(current(r), r.cache_dir) as corpus:
+        found = score(corpus, prompt)
+        info = corpus.info(found)
     return sorted(((info[i].path, info[i].symbol, round(s, 6)) for i, s in found.items()))
 
 
@@ -123,6 +137,22 @@ def test_a_new_tip_is_applied_as_its_change(repo: Path) -> None:
 
 def test_an_index_is_kept_per_cache_directory(tmp_path: Path) -> None:
     assert open_index(str(tmp_path)) is open_index(str(tmp_path))
+
+
+def test_request_threads_share_one_index_and_take_turns(repo: Path) -> None:
+    """`tm serve` answers on several threads: one index per thread held a connection and up to
+    200,000 decoded docs each. They share one now, one prompt's ranking at a time, and rank
+    as one thread alone does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _init(repo)
+    cache_dir = open_repo(str(repo)).cache_dir
+    alone = _ranked(repo, PROMPT)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        indexes = set(pool.map(lambda _: id(open_index(cache_dir)), range(8)))
+        ranked = list(pool.map(lambda _: _ranked_in_turn(repo, PROMPT), range(8)))
+    assert indexes == {id(open_index(cache_dir))}
+    assert all(r == alone for r in ranked)
 
 
 def test_only_the_last_few_indexes_stay_open(tmp_path: Path) -> None:

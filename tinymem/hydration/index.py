@@ -34,7 +34,7 @@ from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, l
 from tinymem.hydration.relevance import doc_counts, terms
 from tinymem.statemap import META, FileMeta, StateView
 
-__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index"]
+__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "ranking_with"]
 
 INDEX_VERSION = "2"
 _FILENAME = "relevance.sqlite"
@@ -106,7 +106,8 @@ class RelevanceIndex(Corpus):
     # -- opening ---------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        # Shared by `tm serve`'s request threads, one at a time (`ranking_with`).
+        db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
@@ -330,25 +331,34 @@ def _known_terms(db: sqlite3.Connection, artifacts: list[str]) -> dict[str, Coun
     return found
 
 
-# The open index of each cache directory, per thread (a connection serves the thread that
-# opened it): a long-lived process (`tm serve`) keeps it, with its decoded docs, and each
-# request only applies what the tip changed.
-_OPEN = threading.local()
+# The open index of each cache directory, one per process: a long-lived process (`tm serve`)
+# keeps it, with its decoded docs, and each request only applies what the tip changed. Its
+# request threads take turns (`_TURN`): one index per thread held a connection and up to
+# 200,000 decoded docs each (648 MB of serve at 50k files), and ranking is CPU work the GIL
+# would serialise anyway.
+_OPEN: dict[str, RelevanceIndex] = {}
 _OPEN_BOUND = 4
+_TURN = threading.RLock()
 
 
 def open_index(cache_dir: str) -> RelevanceIndex:
-    held: dict[str, RelevanceIndex] | None = getattr(_OPEN, "indexes", None)
-    if held is None:
-        held = _OPEN.indexes = {}
-    found = held.get(cache_dir)
-    if found is None:
-        # A process that works in many repositories (the test suite runs tm in process)
-        # keeps only the last few open: each holds a connection and its files.
-        while len(held) >= _OPEN_BOUND:
-            held.pop(next(iter(held))).close()
-        found = held[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
-    return found
+    with _TURN:
+        found = _OPEN.get(cache_dir)
+        if found is None:
+            # A process that works in many repositories (the test suite runs tm in process)
+            # keeps only the last few open: each holds a connection and its files.
+            while len(_OPEN) >= _OPEN_BOUND:
+                _OPEN.pop(next(iter(_OPEN))).close()
+            found = _OPEN[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
+        return found
+
+
+@contextlib.contextmanager
+def ranking_with(view: StateView, cache_dir: str | None) -> Iterator[Corpus]:
+    """`corpus_for`, held for one prompt's ranking: another thread's prompt must neither move
+    the shared index to its own tip nor use its connection meanwhile."""
+    with _TURN:
+        yield corpus_for(view, cache_dir)
 
 
 def corpus_for(view: StateView, cache_dir: str | None) -> Corpus:
