@@ -223,8 +223,10 @@ def synth(n_files: int, runs: int, out: str, kept: Path | None = None) -> None:
         for i, prompt in enumerate(SYNTH_PROMPTS):
             row: dict[str, Any] = {"prompt": prompt}
             if i == 0:
-                row["cold"] = _run(None, repo, prompt)["prepare"]
                 index = repo / ".git" / "tinymem" / "relevance.sqlite"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(index) + suffix).unlink(missing_ok=True)
+                row["cold"] = _run(None, repo, prompt)["prepare"]
                 row["index_mb"] = round(index.stat().st_size / 1e6, 1)
             times: dict[str, list[float]] = {"prepare": [], "etv": [], "status": [], "ask": []}
             for _ in range(runs):
