@@ -456,7 +456,8 @@ exit 1
 
 def older_artifact(b: Bench) -> None:
     """Give the one staged file an older artifact (its edit adopted and committed), then edit
-    it again by hand: a commit the hook must parse (a stale buffer would be refused)."""
+    it again by hand: a file the check looks at more closely (main's code parses it; since
+    the texts check it looks for the older text in the staged blob, which holds none)."""
     path = b.edited[0]
     must([TM, "adopt", path], b.path)
     must(["git", "commit", "-q", "--no-verify", "-m", "adopted", "--", path], b.path)
@@ -542,8 +543,8 @@ def main() -> None:
     ap.add_argument(
         "--older-artifact",
         action="store_true",
-        help="with --one-file: the staged file has an older (superseded) artifact, so the"
-        " check parses it (default: a file tm never changed, which it need not parse)",
+        help="with --one-file: the staged file has an older (superseded) artifact and a further"
+        " hand edit (default: a file tm never changed)",
     )
     ap.add_argument(
         "--old-script",

@@ -28,7 +28,7 @@ the processes `tm status` and `tm ask --dry-run PROMPT`. Issue 29's target: hydr
 Usage:
   .venv/bin/python bench/bench_hydrate.py [--base a31d1aa] [--corpora mypy ...]
       [--out bench/results/bench_hydrate.json]
-  .venv/bin/python bench/bench_hydrate.py --synth 50000 [--runs 5] [--out FILE]
+  .venv/bin/python bench/bench_hydrate.py --synth 50000 [--runs 5] [--repo DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - t0
 
 
-def synth(n_files: int, runs: int, out: str) -> None:
+def synth(n_files: int, runs: int, out: str, kept: Path | None = None) -> None:
     """Hydration against `tm status` on bench_foundation's synthetic repository (see --help)."""
     sys.path.insert(0, str(HERE))
     from bench_foundation import build_synthetic
@@ -222,16 +222,18 @@ def synth(n_files: int, runs: int, out: str) -> None:
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")  # bytecode cached, as installed
     try:
         t0 = time.perf_counter()
-        repo = build_synthetic(root, n_files)
+        repo = kept.resolve() if kept is not None else build_synthetic(root, n_files)
         built = time.perf_counter() - t0
-        init = _timed([tm, "init", "-q"], repo, env)
+        init = float("nan") if kept is not None else _timed([tm, "init", "-q"], repo, env)
         print(f"built {n_files} files in {built:.0f} s, tm init {init:.1f} s", flush=True)
         result: dict[str, Any] = {"files": n_files, "tm_init_seconds": init, "prompts": []}
         for i, prompt in enumerate(SYNTH_PROMPTS):
             row: dict[str, Any] = {"prompt": prompt}
             if i == 0:
-                row["cold"] = _run(None, repo, prompt)["prepare"]
                 index = repo / ".git" / "tinymem" / "relevance.sqlite"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(index) + suffix).unlink(missing_ok=True)
+                row["cold"] = _run(None, repo, prompt)["prepare"]
                 row["index_mb"] = round(index.stat().st_size / 1e6, 1)
             times: dict[str, list[float]] = {"prepare": [], "etv": [], "status": [], "ask": []}
             for _ in range(runs):
@@ -279,9 +281,10 @@ def main() -> None:
     ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
     ap.add_argument("--runs", type=int, default=5, help="with --synth: rounds per prompt")
     ap.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=list(CORPORA))
+    ap.add_argument("--repo", type=Path, help="with --synth: an initialised one of that size")
     args = ap.parse_args()
     if args.synth:
-        synth(args.synth, args.runs, args.out)
+        synth(args.synth, args.runs, args.out, args.repo)
         return
     root = Path(tempfile.mkdtemp(prefix="bench-hydrate-"))
     try:

@@ -464,6 +464,22 @@ def test_a_file_with_an_older_artifact_is_still_parsed_and_refused(hooked: Path)
     assert "tinymem.symbols.treesitter" in loaded and "tree_sitter_language_pack" not in loaded
 
 
+def test_an_edit_holding_no_older_text_is_not_parsed(hooked: Path) -> None:
+    """The file has an older artifact, but the staged text does not contain it (nor any
+    proposal's): no entity of it can be that artifact, so it passes unparsed; the same file
+    staged with the older text is parsed and refused (the test above)."""
+    write(hooked, "app.py", V2)
+    assert tm(hooked, "adopt", "app.py").returncode == 0
+    assert _commit(hooked, "app.py").returncode == 0
+    assert tm(hooked, "status").returncode == 0  # the commit seen: no HEAD move left
+    write(hooked, "app.py", V2.replace('"v": 2', '"v": 3'))
+    git(hooked, "add", "app.py")
+    proc, loaded = _loaded_by_hook(hooked)
+    assert proc.returncode == 0, proc.stderr
+    assert "app.py has hand edits" in proc.stderr
+    assert loaded == []
+
+
 def test_a_head_move_is_still_recorded_by_the_hook(hooked: Path) -> None:
     """HEAD moved since the ledger last looked (a commit made with --no-verify): the hook
     loads the recording code and records the move before judging what is staged."""
