@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS postings (
 """
 _TABLES = ("info", "terms", "docs", "postings")
 _CHUNK = 500
+_FILES_PER_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -196,10 +197,20 @@ class RelevanceIndex(Corpus):
             drop = [(t, i) for i, listed in rows.fetchall() for t in listed.split()]
             db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?", drop)
             db.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
+        row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
+        next_id = int(row[0]) + 1
+        added = [oid for _, oid in pending if oid is not None]
+        # A batch of files at a time: the first prompt of a 50,000-file tree builds ~200,000
+        # docs and millions of postings, and a long-lived process (`tm serve`) kept the peak
+        # of holding them all at once (the allocator does not give it back).
+        for i in range(0, len(added), _FILES_PER_BATCH):
+            next_id = self._add(db, view, added[i : i + _FILES_PER_BATCH], next_id)
+        db.execute("INSERT OR REPLACE INTO info VALUES ('tip', ?)", (new,))
+
+    def _add(self, db: sqlite3.Connection, view: StateView, oids: list[str], next_id: int) -> int:
+        """Index the live entities of these file records, from doc id `next_id`; the next id."""
         metas: list[FileMeta] = []
-        for _, oid in pending:
-            if oid is None:
-                continue
+        for oid in oids:
             meta = FileMeta.from_bytes(view.blob(oid))
             if not meta.deleted:
                 metas.append(meta)
@@ -207,8 +218,6 @@ class RelevanceIndex(Corpus):
         before = set(known)
         docs: list[tuple[str, str, str, str, int, int, str]] = []
         postings: list[tuple[str, int, int]] = []
-        row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
-        next_id = int(row[0]) + 1
         for meta in metas:
             for e in _entities_of(view, meta, known):
                 base = e.path.rsplit("/", 1)[-1]
@@ -228,7 +237,7 @@ class RelevanceIndex(Corpus):
             "INSERT OR IGNORE INTO terms VALUES (?, ?)",
             [(a, _encode(c)) for a, c in known.items() if a not in before],
         )
-        db.execute("INSERT OR REPLACE INTO info VALUES ('tip', ?)", (new,))
+        return next_id
 
     # -- what ranking reads ------------------------------------------------------------------
 
