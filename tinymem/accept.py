@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import shlex
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -84,6 +85,31 @@ class FilePlan:
     # nothing is written, but the file is recorded as an accept that wrote it would.
     applied: bool = False
     executable: bool | None = None  # the mode to write (None: the file's own, kept)
+
+
+def check_unchanged(repo: Repo, fp: FilePlan, *, doing: str) -> None:
+    """Refuse when the file no longer holds the text the plan was made from (`doing`:
+    "accepting", "undoing")."""
+    if disk_text(repo, fp.path)[1] != fp.before_oid:
+        raise StaleError(
+            f"{fp.path} changed while {doing} (an editor saved it?); nothing was written"
+        )
+
+
+def file_changes(repo: Repo, plans: Iterable[FilePlan], *, doing: str) -> list[Change]:
+    """The writes of these plans, in the file's own form (line endings, filters), each
+    checked again right before its rename."""
+    return [
+        Change(
+            fp.path,
+            None
+            if fp.after is None
+            else worktree_form(read_raw(repo, fp.path), fp.before, fp.after),
+            partial(check_unchanged, repo, fp, doing=doing),
+            fp.executable,
+        )
+        for fp in plans
+    ]
 
 
 @dataclass
@@ -642,12 +668,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
         fp for fp in plan_.files.values() if fp.applied and fp.proposals and fp.after == fp.before
     ]
 
-    def unchanged(fp: FilePlan) -> None:
-        _, oid = disk_text(repo, fp.path)
-        if oid != fp.before_oid:
-            raise StaleError(
-                f"{fp.path} changed while accepting (an editor saved it?); nothing was written"
-            )
+    unchanged = partial(check_unchanged, repo, doing="accepting")
 
     for fp in changed + applied:
         unchanged(fp)  # cheap early check of every file before any rename
@@ -735,12 +756,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
         assert committed is not None
         return committed
 
-    def on_disk(fp: FilePlan) -> bytes | None:
-        if fp.after is None:
-            return None
-        return worktree_form(read_raw(repo, fp.path), fp.before, fp.after)
-
-    changes = [Change(fp.path, on_disk(fp), partial(unchanged, fp)) for fp in changed]
+    changes = file_changes(repo, changed, doing="accepting")
     try:
         return write_all(repo, changes, episode=episode_id, tip=tip, record=record, ref=ref)
     except HeadMovedError as exc:

@@ -186,9 +186,7 @@ def call(
 
     A setting whose shape cannot work, or an endpoint where nothing listens, is reported
     before litellm is imported: in milliseconds, not seconds."""
-    check_setup(model, api_base)
-    check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
-    litellm = import_litellm()
+    litellm = _reachable_litellm(model, api_base, timeout)
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -258,15 +256,20 @@ def call(
     )
 
 
+def _reachable_litellm(model: str, api_base: str | None, timeout: float) -> Any:
+    """litellm, once the setting's shape can work and something listens at the endpoint."""
+    check_setup(model, api_base)
+    check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
+    return import_litellm()
+
+
 def embed(
     model: str, texts: list[str], *, api_base: str | None, timeout: float
 ) -> list[list[float]]:
     """One embedding call for `texts` (litellm's `embedding`), a vector for each, in order.
     Checked and reported as `call` is: a setting that cannot work or a silent endpoint
     before litellm is imported."""
-    check_setup(model, api_base)
-    check_endpoint(model, api_base, endpoint_name(model, api_base), timeout)
-    litellm = import_litellm()
+    litellm = _reachable_litellm(model, api_base, timeout)
     kwargs: dict[str, Any] = {
         "model": model,
         "input": texts,

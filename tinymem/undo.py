@@ -12,11 +12,10 @@ text is kept in the vault first (an attachment of the undo episode, named in its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 
 import pygit2
 
-from tinymem.accept import FilePlan
+from tinymem.accept import FilePlan, file_changes
 from tinymem.branches.refs import branch_of_ref, ledger_refs
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
@@ -36,9 +35,8 @@ from tinymem.symbols import extract
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.undohistory import UNDOABLE, with_undone
-from tinymem.worktree import worktree_form
 from tinymem.writing.ondisk import as_written, disk_text
-from tinymem.writing.transaction import Change, read_raw, write_all
+from tinymem.writing.transaction import write_all
 
 __all__ = ["UndoPlan", "UndoResult", "plan_undo", "undo"]
 
@@ -213,12 +211,6 @@ def _apply(repo: Repo, p: UndoPlan) -> Committed:
     episode_id = new_episode_id()
     reason = f"undo of {target.kind} episode {target.id}"
 
-    def unchanged(fp: FilePlan) -> None:
-        if disk_text(repo, fp.path)[1] != fp.before_oid:
-            raise StaleError(
-                f"{fp.path} changed while undoing (an editor saved it?); nothing was written"
-            )
-
     def operation(view: StateView, writer: ObjectWriter) -> Draft:
         episode = Episode(kind="undo", summary=f"undid {target.kind} {target.id}", id=episode_id)
         edits: TreeEdits = {}
@@ -267,16 +259,7 @@ def _apply(repo: Repo, p: UndoPlan) -> Committed:
         assert committed is not None
         return committed
 
-    def on_disk(fp: FilePlan) -> bytes | None:
-        if fp.after is None:
-            return None
-        return worktree_form(read_raw(repo, fp.path), fp.before, fp.after)
-
-    changes = [
-        Change(fp.path, on_disk(fp), partial(unchanged, fp), fp.executable)
-        for fp in p.files
-        if fp.after != fp.before
-    ]
+    changes = file_changes(repo, [fp for fp in p.files if fp.after != fp.before], doing="undoing")
     try:
         return write_all(
             repo,
