@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,6 +117,37 @@ def tm_process(
         capture_output=True,
         text=True,
         env=full_env,
+        check=False,
+    )
+
+
+# A patch for `tm_patched`: the process dies right after a file's rename, before the ledger.
+DIE_AFTER_RENAME = """
+import tinymem.writing.transaction as m
+real = m.write_atomic
+def dying(*a, **k):
+    real(*a, **k)
+    os._exit(9)
+m.write_atomic = dying
+"""
+
+
+def tm_patched(
+    cwd: Path, patch: str, *args: str, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `tm ARGS` in a process of its own after `patch` (Python, with `os` imported) has
+    replaced one of tm's functions: to kill it (`os._exit(9)`) at a chosen step."""
+    script = (
+        f"import os, sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        + textwrap.dedent(patch)
+        + f"\nsys.argv = {['tm', *args]!r}\nfrom tinymem.cli import main\nmain()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=cwd,
+        input=input if input is not None else "",
+        capture_output=True,
+        text=True,
         check=False,
     )
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import PY_APP, ROOT, git, tm, tm_ask, write
+from tests.conftest import DIE_AFTER_RENAME, PY_APP, git, tm, tm_ask, tm_patched, write
 from tests.modelserver import ModelServer
 
 NEW_FETCH = """def fetch_user(uid, retries=3):
@@ -236,24 +234,7 @@ def test_unknown_other_branch_and_unfit_episodes_are_one_sentence(
 
 def _undo_dying(repo: Path) -> subprocess.CompletedProcess[str]:
     """`tm undo` in a process that dies right after the file's rename, before the ledger."""
-    script = textwrap.dedent(
-        f"""
-        import os, sys
-        sys.path.insert(0, {str(ROOT)!r})
-        import tinymem.writing.transaction as m
-        real = m.write_atomic
-        def dying(*a, **k):
-            real(*a, **k)
-            os._exit(9)
-        m.write_atomic = dying
-        sys.argv = ["tm", "undo"]
-        from tinymem.cli import main
-        main()
-        """
-    )
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, check=False
-    )
+    return tm_patched(repo, DIE_AFTER_RENAME, "undo")
 
 
 def test_a_kill_mid_undo_is_rolled_back_by_the_next_command(

@@ -67,16 +67,21 @@ def test_holding_finds_what_comparing_every_pair_found(
     assert hydrate._holding(meta, wanted, hydrate._Nesting(meta)) == _brute(meta, wanted)
 
 
-def test_a_large_file_is_not_compared_pair_by_pair(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A class of 400 methods, 300 of them wanted (the neighbours of a strong match).
+def _big_class(repo: Path) -> StateView:
+    """A class of 400 methods, committed and initialised: the State Map at its tip."""
     methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(400))
     write(repo, "big.py", f"class Big:\n{methods}")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "first")
     assert tm(repo, "init").returncode == 0
-    view = current(open_repo(str(repo)))
+    return current(open_repo(str(repo)))
+
+
+def test_a_large_file_is_not_compared_pair_by_pair(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A class of 400 methods, 300 of them wanted (the neighbours of a strong match).
+    view = _big_class(repo)
     compared = 0
 
     def counting(outer: EntityRecord, inner: EntityRecord) -> bool:
@@ -98,12 +103,7 @@ def test_a_file_read_before_is_not_walked_again(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`tm serve`: the next request wanting members of the same file costs what it wants."""
-    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(400))
-    write(repo, "big.py", f"class Big:\n{methods}")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "first")
-    assert tm(repo, "init").returncode == 0
-    view = current(open_repo(str(repo)))
+    view = _big_class(repo)
     monkeypatch.setattr(hydrate, "_READ", {})
     first = hydrate._Pool(view, set(), frozenset()).add({"big.py::Big.m7": 1.0})
     assert {c.rec.symbol for c in first} == {"Big", "Big.m7"}

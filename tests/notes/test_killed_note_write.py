@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-from tests.conftest import PY_APP, ROOT, git, tm, write
+from tests.conftest import PY_APP, git, tm, tm_patched, write
 
 JOURNAL = Path(".git") / "tinymem" / "refs-moving.json"
 
@@ -24,22 +22,11 @@ def _init(repo: Path) -> None:
 
 def _note_add_dying(repo: Path, text: str) -> subprocess.CompletedProcess[str]:
     """`tm note add` in a process that dies once the notes ref moved, before the ledger's."""
-    script = textwrap.dedent(
-        f"""
-        import os, sys
-        sys.path.insert(0, {str(ROOT)!r})
-        import tinymem.ledger as m
-        def dying(*a, **k):
-            os._exit(9)
-        m._commit = dying
-        sys.argv = ["tm", "note", "add", "decision", {text!r}]
-        from tinymem.cli import main
-        main()
-        """
-    )
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, check=False
-    )
+    patch = """
+    import tinymem.ledger as m
+    m._commit = lambda *a, **k: os._exit(9)
+    """
+    return tm_patched(repo, patch, "note", "add", "decision", text)
 
 
 def _notes(repo: Path) -> list[str]:
@@ -78,22 +65,11 @@ def test_a_note_whose_episode_was_never_committed_is_put_back(repo: Path) -> Non
 def test_a_record_left_after_the_ledger_moved_is_only_removed(repo: Path) -> None:
     """Killed after the ledger commit, before the record's removal: the episode stands."""
     _init(repo)
-    script = textwrap.dedent(
-        f"""
-        import os, sys
-        sys.path.insert(0, {str(ROOT)!r})
-        import tinymem.refjournal as j
-        def dying(repo):
-            os._exit(9)
-        j.clear = dying
-        sys.argv = ["tm", "note", "add", "gotcha", "the cache is per process"]
-        from tinymem.cli import main
-        main()
-        """
-    )
-    killed = subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, check=False
-    )
+    patch = """
+    import tinymem.refjournal as j
+    j.clear = lambda repo: os._exit(9)
+    """
+    killed = tm_patched(repo, patch, "note", "add", "gotcha", "the cache is per process")
     assert killed.returncode == 9, killed.stderr
     assert (repo / JOURNAL).exists()
     notes_tip = git(repo, "rev-parse", "refs/tinymem/notes").strip()

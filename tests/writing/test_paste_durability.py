@@ -10,13 +10,11 @@ import json
 import os
 import re
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, tm, write
+from tests.conftest import git, tm, tm_patched, write
 
 BASE = "def alpha():\n    return 1\n"
 HAND = "def alpha():\n    return 'my own edit, never adopted'\n"
@@ -34,24 +32,7 @@ def _repo_with_hand_edit(repo: Path) -> None:
 
 def _paste_dying(repo: Path, patch: str) -> subprocess.CompletedProcess[str]:
     """`tm adopt --path a.py` (PASTE on stdin) in a process that `patch` makes die."""
-    script = textwrap.dedent(
-        """
-        import os, sys
-        sys.path.insert(0, {root!r})
-        {patch}
-        sys.argv = ["tm", "adopt", "--path", "a.py"]
-        from tinymem.cli import main
-        main()
-        """
-    ).format(root=str(ROOT), patch=textwrap.dedent(patch))
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=repo,
-        input=PASTE,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return tm_patched(repo, patch, "adopt", "--path", "a.py", input=PASTE)
 
 
 def _die_after(module: str, name: str, *, before: bool = False) -> str:

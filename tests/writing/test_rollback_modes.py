@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, ROOT, git, tm, write
+from tests.conftest import DIE_AFTER_RENAME, PY_APP, git, tm, tm_patched, write
 from tinymem.repository import open_repo
 from tinymem.writing.transaction import Change, write_all
 
@@ -30,24 +28,7 @@ def _committed(repo: Path, mode: int) -> None:
 
 def _undo_dying(repo: Path, episode: str) -> subprocess.CompletedProcess[str]:
     """`tm undo EPISODE` in a process that dies right after the rename, before the ledger."""
-    script = textwrap.dedent(
-        f"""
-        import os, sys
-        sys.path.insert(0, {str(ROOT)!r})
-        import tinymem.writing.transaction as m
-        real = m.write_atomic
-        def dying(*a, **k):
-            real(*a, **k)
-            os._exit(9)
-        m.write_atomic = dying
-        sys.argv = ["tm", "undo", {episode!r}]
-        from tinymem.cli import main
-        main()
-        """
-    )
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, check=False
-    )
+    return tm_patched(repo, DIE_AFTER_RENAME, "undo", episode)
 
 
 class _LedgerRefused(Exception):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, tm, tm_ask, write
+from tests.conftest import ROOT, git, tm, tm_ask, tm_patched, write
 from tests.modelserver import ModelServer
 
 FILES = {
@@ -39,19 +39,7 @@ def _three_file_proposal(repo: Path, server: ModelServer) -> None:
 
 def _accept_dying(repo: Path, patch: str) -> subprocess.CompletedProcess[str]:
     """`tm accept --all` in a process that `patch` (Python) makes die (os._exit) or stop."""
-    script = textwrap.dedent(
-        """
-        import os, sys
-        sys.path.insert(0, {root!r})
-        {patch}
-        sys.argv = ["tm", "accept", "--all"]
-        from tinymem.cli import main
-        main()
-        """
-    ).format(root=str(ROOT), patch=textwrap.indent(textwrap.dedent(patch), ""))
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, check=False
-    )
+    return tm_patched(repo, patch, "accept", "--all")
 
 
 def _disk(repo: Path) -> dict[str, str]:
