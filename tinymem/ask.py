@@ -143,6 +143,7 @@ def prepare(repo: Repo, opts: AskOptions) -> Prepared:
     )
     notices = _stale_notices(view, hyd.stale, opts.prompt, files)
     notices += _left_out(view, hyd, files)
+    notices += _too_large(hyd, files)
     if memory_notice is not None:
         notices.append(memory_notice)
     if opts.conversation is not None:
@@ -200,6 +201,20 @@ def _stale_notices(view: StateView, stale: list[str], prompt: str, files: list[s
         f"{', '.join(about[:3])}{' and others' if len(about) > 3 else ''} changed by hand since"
         f" tm recorded it (STALE): the model will not see your text and a change to it will be"
         f" blocked; `tm adopt {paths}` first makes your text the truth"
+    ]
+
+
+def _too_large(hyd: Hydration, files: list[str]) -> list[str]:
+    """What the request is about but cannot be shown whole in any room the budget leaves:
+    the model would answer from its signature alone (and a rewrite from a signature is
+    refused as a fragment). The -f files have their own notice (`_left_out`)."""
+    given = set(files)
+    return [
+        f"{key} (about {tokens:,} tokens) is larger than the room for code in the budget of"
+        f" {hyd.budget:,} tokens: the model sees only its signature; raise --budget"
+        " (tinymem.budget), or ask about a smaller part of it"
+        for key, tokens in hyd.too_large
+        if key.partition("::")[0] not in given
     ]
 
 

@@ -123,6 +123,10 @@ def ask_cmd(
                     "hydrated": prep.hydration.hydrated,
                     "stale": prep.hydration.stale,
                     "notes": prep.hydration.memory,
+                    "too_large": [
+                        {"entity": key, "tokens": tokens}
+                        for key, tokens in prep.hydration.too_large
+                    ],
                 }
             )
             return

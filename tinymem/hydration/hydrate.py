@@ -80,6 +80,9 @@ class Hydration:
     budget: int = 0
     context: str = ""  # the user message without its [REQUEST]: what `tm serve` injects
     memory: list[str] = field(default_factory=list)  # ids of the notes shown (PROJECT MEMORY)
+    # Entities relevance wanted in full that alone cost more than all the room for code:
+    # (key, estimated tokens). The model sees their signature only; the user should know.
+    too_large: list[tuple[str, int]] = field(default_factory=list)
 
     def injected(self, conversation: list[dict[str, str]]) -> list[dict[str, str]]:
         """A client's conversation with tm's system prompt and context in front (`tm serve`):
@@ -306,12 +309,14 @@ def _containers(cands: list[Candidate]) -> set[str]:
 
 def _select(
     cands: list[Candidate], room: int, budget: int, holders: frozenset[str]
-) -> tuple[list[Candidate], list[Candidate]]:
-    """(shown in full, listed by signature), both in relevance order. Only what scores near
-    the best is shown in full: the rest of the budget stays unused rather than filled with
-    noise; prose and data nobody named take at most `ASIDE_SHARE` of it."""
+) -> tuple[list[Candidate], list[Candidate], list[Candidate]]:
+    """(shown in full, listed by signature, too large), the first two in relevance order.
+    Only what scores near the best is shown in full: the rest of the budget stays unused
+    rather than filled with noise; prose and data nobody named take at most `ASIDE_SHARE` of
+    it. Too large: what would have been shown in full but alone costs more than `room`."""
     chosen: list[Candidate] = []
     mapped: list[Candidate] = []
+    too_large: list[Candidate] = []
     left = room
     floor = (cands[0].score if cands else 0.0) * FULL_CUT
     aside_left = int(budget * ASIDE_SHARE)
@@ -331,6 +336,8 @@ def _select(
         refund = sum(estimate_tokens(m.text) + 4 for m in members)
         if cost - refund > left:
             mapped.append(c)
+            if cost > room and not c.aside and not members:
+                too_large.append(c)
             continue
         for m in members:
             chosen.remove(m)
@@ -342,7 +349,7 @@ def _select(
             aside_left -= cost
     shown = {c.meta.path for c in chosen if c.key in holders}
     mapped = [m for m in mapped if m.meta.path not in shown or not any(o.holds(m) for o in chosen)]
-    return chosen, mapped
+    return chosen, mapped, too_large
 
 
 def _state_section(
@@ -407,7 +414,7 @@ def hydrate(
     # depends on the code shown); what they leave unused goes to the signature map.
     cap = memory.cap(budget) if memory is not None else 0
     room = budget - fixed - reserve - cap
-    chosen, mapped = _select(cands, room, budget, holders)
+    chosen, mapped, too_large = _select(cands, room, budget, holders)
     parts_done: dict[tuple[str, tuple[str, ...]], str] = {}
     state = _state_section(chosen, view, read, cache_dir, parts_done)
     # Headers and `⋮` lines cost a little more than the texts: drop the least relevant
@@ -456,4 +463,9 @@ def hydrate(
         budget=budget,
         context=context,
         memory=list(mem.shown) if mem else [],
+        too_large=[
+            (c.key, estimate_tokens(c.text))
+            for c in too_large
+            if not any(c.holds(o) for o in chosen)  # a member of it is shown: not blind
+        ],
     )
