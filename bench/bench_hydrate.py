@@ -3,10 +3,12 @@
 
 Corpora (copies, committed to fresh git repositories in a temporary directory, `tm init -q`):
 requests, click and mypy (with its vendored typeshed: ~950 .py/.pyi files) from the venv's
-site-packages, flask from tests/data/realcode. The code before the index is taken from git
-(`git archive BASE tinymem`, default a31d1aa) into the temporary directory; both run in
-fresh processes (`python -c` with PYTHONPATH), one per prompt, so each pays what a
-`tm ask --dry-run` pays: opening the repository, ETV, hydration.
+site-packages, flask from tests/data/realcode, and sqlalchemy when it is installed in the venv
+(not a dependency: `pip install sqlalchemy==2.0.44`; left out by default when absent).
+The code before the index is taken from git (`git archive BASE tinymem`, default a31d1aa)
+into the temporary directory; both run in fresh processes (`python -c` with PYTHONPATH), one
+per prompt, so each pays what a `tm ask --dry-run` pays: opening the repository, ETV,
+hydration.
 
 Per prompt and code: seconds of `prepare()` (ETV + hydration), of `verify()` (ETV alone) in
 the same process, the prompt tokens, and whether each target entity is shown IN FULL (its key
@@ -56,6 +58,8 @@ CORPORA = {
     "click": SITE / "click",
     "flask": REALCODE / "flask",
     "mypy": SITE / "mypy",
+    # Not a dependency of tinymem: `.venv/bin/pip install sqlalchemy==2.0.44` to measure it.
+    "sqlalchemy": SITE / "sqlalchemy",
 }
 
 # (corpus, prompt, targets, named): named prompts give the target's name, described ones don't.
@@ -139,6 +143,33 @@ TASKS: list[tuple[str, str, list[str], bool]] = [
         "the error for using the result of a function that does not return a value "
         "should name the function",
         ["mypy/messages.py::MessageBuilder.does_not_return_value"],
+        False,
+    ),
+    # sqlalchemy 2.0.44: overload sets whose implementation is the third definition.
+    (
+        "sqlalchemy",
+        "create_engine should raise a clear error when pool_size is negative",
+        ["sqlalchemy/engine/create.py::create_engine#3"],
+        True,
+    ),
+    (
+        "sqlalchemy",
+        "`Connection.execute` should name the type of an object that is not executable",
+        ["sqlalchemy/engine/base.py::Connection.execute#3"],
+        True,
+    ),
+    (
+        "sqlalchemy",
+        "when the queue pool has no connection left and the wait times out, the error should "
+        "say how many connections are checked out",
+        ["sqlalchemy/pool/impl.py::QueuePool._do_get"],
+        False,
+    ),
+    (
+        "sqlalchemy",
+        "when a database URL is turned into a string the password should be masked unless "
+        "the caller asks for it",
+        ["sqlalchemy/engine/url.py::URL.render_as_string"],
         False,
     ),
 ]
@@ -280,7 +311,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "bench_hydrate.json"))
     ap.add_argument("--synth", type=int, default=0, help="bench_foundation's N-file repository")
     ap.add_argument("--runs", type=int, default=5, help="with --synth: rounds per prompt")
-    ap.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=list(CORPORA))
+    present = [name for name, src in CORPORA.items() if src.is_dir()]
+    ap.add_argument("--corpora", nargs="+", default=present, choices=list(CORPORA))
     ap.add_argument("--repo", type=Path, help="with --synth: an initialised one of that size")
     args = ap.parse_args()
     if args.synth:
