@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, tm, write
-from tinymem.hydration.corpus import MemoryCorpus
+from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus
 from tinymem.hydration.index import (
     INDEX_VERSION,
     RelevanceIndex,
     corpus_for,
     open_index,
-    ranking_with,
+    rank_with,
 )
 from tinymem.hydration.relevance import score
 from tinymem.ledger import current
@@ -47,9 +47,12 @@ def _ranked(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
 
 def _ranked_in_turn(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
     r = open_repo(str(repo))
-    with ranking_with(current(r), r.cache_dir) as corpus:
+
+    def rank(corpus: Corpus) -> tuple[dict[int, float], dict[int, DocInfo]]:
         found = score(corpus, prompt)
-        info = corpus.info(found)
+        return found, corpus.info(found)
+
+    found, info = rank_with(current(r), r.cache_dir, rank)
     return sorted(((info[i].path, info[i].symbol, round(s, 6)) for i, s in found.items()))
 
 

@@ -23,7 +23,7 @@ from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
 from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags
 from tinymem.hydration.excerpts import file_part
-from tinymem.hydration.index import ranking_with
+from tinymem.hydration.index import rank_with
 from tinymem.hydration.memory import RECENT, Recall, about, recall
 from tinymem.hydration.prompt import recent_window, state_notice, system_prompt
 from tinymem.hydration.relevance import Doc, Request, score
@@ -403,8 +403,9 @@ def hydrate(
     `memory`: the notes to recall (`memory.py`), in a block ahead of the code under their
     share of the budget."""
     stale = sorted(etv.stale_keys())
-    with ranking_with(view, cache_dir) as corpus:
-        cands, holders, read = _score(view, corpus, set(stale), prompt, files, recent)
+    cands, holders, read = rank_with(
+        view, cache_dir, lambda corpus: _score(view, corpus, set(stale), prompt, files, recent)
+    )
     system = system_prompt()
     tail = f"\n[REQUEST]\n{prompt}\n"
     notice = state_notice(stale)

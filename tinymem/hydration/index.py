@@ -24,8 +24,9 @@ import os
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pygit2
 
@@ -34,7 +35,9 @@ from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, l
 from tinymem.hydration.relevance import doc_counts, terms
 from tinymem.statemap import META, FileMeta, StateView
 
-__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "ranking_with"]
+__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "rank_with"]
+
+T = TypeVar("T")
 
 INDEX_VERSION = "2"
 _FILENAME = "relevance.sqlite"
@@ -103,11 +106,15 @@ class RelevanceIndex(Corpus):
         self._size = 0
         self._total = 0
         self._docs: dict[int, DocInfo] = {}  # decoded once per process: `tm serve` reuses them
+        # SQLite's data_version when this process last brought the file to `tip`: another
+        # process's commit (a `tm ask` in another terminal moving the file to its own tip)
+        # changes it, and then neither `tip` nor the decoded docs can be trusted.
+        self._seen: int | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        # Shared by `tm serve`'s request threads, one at a time (`ranking_with`).
+        # Shared by `tm serve`'s request threads, one at a time (`rank_with`).
         db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
@@ -146,7 +153,16 @@ class RelevanceIndex(Corpus):
                 self._db.close()
         self._db = None
         self.tip = None
+        self._seen = None
         self._docs.clear()
+
+    def discard(self) -> None:
+        """Close and remove the file: it failed while being read (damaged after it opened);
+        the next prompt builds it again."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.remove(self.path + suffix)
 
     # -- bringing it to a tip ----------------------------------------------------------------
 
@@ -154,23 +170,45 @@ class RelevanceIndex(Corpus):
         """Make the index describe `view`'s live entities: nothing when it already does, the
         diff of the two `meta/` trees when it describes another tip, everything otherwise."""
         target = view.subtree(META) or ""
-        if self.tip == target and self._db is not None:
-            return
         db = self._open()
+        if self.tip == target and self._seen is not None and _data_version(db) == self._seen:
+            return
         db.execute("BEGIN IMMEDIATE")
         try:
             row = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()
             stored = row[0] if row is not None else None
+            if stored != self.tip or _data_version(db) != self._seen:
+                # Written by another process since: its ids may name other entities now.
+                self._docs.clear()
             if stored != target:
                 self._apply(db, view, stored, target)
+            size, total = _stats(db)
+            # Read under the write lock: this connection's own commit leaves it as it is,
+            # anyone else's later commit changes it.
+            seen = _data_version(db)
             db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
             self._docs.clear()
+            self.tip = self._seen = None
             raise
-        self._size, self._total = _stats(db)
-        self.tip = target
+        self._size, self._total = size, total
+        self.tip, self._seen = target, seen
+
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[bool]:
+        """One read transaction over the file, so that a prompt's reads (postings, names,
+        docs) all see one state: True when that state is still the one `refresh` brought it
+        to (no other process wrote it in between)."""
+        db = self._db_open()
+        db.execute("BEGIN")
+        try:
+            db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()  # starts the read
+            yield _data_version(db) == self._seen
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("COMMIT")
 
     def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
         repo = view.repo
@@ -306,6 +344,10 @@ def _clear(db: sqlite3.Connection) -> None:
         db.execute(f"DELETE FROM {table}")
 
 
+def _data_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+
 def _stats(db: sqlite3.Connection) -> tuple[int, int]:
     n, total = db.execute("SELECT count(*), coalesce(sum(length), 0) FROM docs").fetchone()
     return int(n), int(total)
@@ -362,12 +404,29 @@ def open_index(cache_dir: str) -> RelevanceIndex:
         return found
 
 
-@contextlib.contextmanager
-def ranking_with(view: StateView, cache_dir: str | None) -> Iterator[Corpus]:
-    """`corpus_for`, held for one prompt's ranking: another thread's prompt must neither move
-    the shared index to its own tip nor use its connection meanwhile."""
+_ATTEMPTS = 3  # another process moving the file between refresh and read, again and again
+
+
+def rank_with(view: StateView, cache_dir: str | None, rank: Callable[[Corpus], T]) -> T:
+    """`rank(corpus)` over the index brought to `view`'s tip, its reads one snapshot of the
+    file that still describes that tip; over an index in memory when SQLite fails, and then
+    a file that fails while read (damaged after it opened) is removed, to be built again.
+    Holds the process's turn: another thread's prompt must neither move the shared index to
+    its own tip nor use its connection meanwhile."""
     with _TURN:
-        yield corpus_for(view, cache_dir)
+        if cache_dir is not None:
+            index = open_index(cache_dir)
+            try:
+                for _ in range(_ATTEMPTS):
+                    index.refresh(view)
+                    with index._snapshot() as current:
+                        if current:
+                            return rank(index)
+            except sqlite3.OperationalError:
+                index.close()  # locked or out of space: the file may be sound
+            except sqlite3.DatabaseError:
+                index.discard()
+        return rank(_memory_corpus(view))
 
 
 def corpus_for(view: StateView, cache_dir: str | None) -> Corpus:
