@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import git, tm, write
 from tinymem.hydration.hydrate import estimate_tokens
-from tinymem.hydration.memory import Mark, Recall, note_words, recall
+from tinymem.hydration.memory import FOOTER, HEADER, Mark, Recall, note_words, recall, render
 from tinymem.notes.model import Anchor, Note
 from tinymem.notes.store import add_note
 from tinymem.repository import open_repo
@@ -83,6 +83,24 @@ def test_drift_and_deletion_are_marked() -> None:
     mem = recall(NOTES, marks, ["src/sessions.py::resolve", "src/cookies.py"], "x", 1000)
     assert "decision on src/sessions.py::resolve [DRIFTED" in mem.text
     assert "gotcha on src/cookies.py [ANCHOR DELETED" in mem.text
+
+
+def test_a_current_note_comes_before_one_written_for_code_that_changed_since() -> None:
+    # The first entity's decision drifted; the second's gotcha still describes its code.
+    notes = [
+        _note("d1", "decision", "prepare keeps its signature for callers.", "s.py::prepare"),
+        _note("g1", "gotcha", "A key mapped to None drops that key.", "s.py::merge"),
+    ]
+    keys = ["s.py::prepare", "s.py::merge"]
+    drifted = {"d1": Mark.DRIFTED}
+    assert recall(notes, {}, keys, "x", 1000).shown == ("d1", "g1")  # by relevance
+    assert recall(notes, drifted, keys, "x", 1000).shown == ("g1", "d1")
+    assert recall(notes, {"d1": Mark.ANCHOR_DELETED}, keys, "x", 1000).shown == ("g1", "d1")
+    # A share that holds either but not both holds the current one.
+    costs = [estimate_tokens(render(n, Mark.DRIFTED)) for n in notes]
+    one = estimate_tokens(HEADER + FOOTER) + max(costs)
+    assert recall(notes, {}, keys, "x", one).shown == ("d1",)
+    assert recall(notes, drifted, keys, "x", one).shown == ("g1",)
 
 
 def test_an_anchor_in_a_file_the_prompt_shows_is_written_by_its_symbol() -> None:

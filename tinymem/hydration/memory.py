@@ -7,7 +7,8 @@ Which notes, in this order, while the share lasts:
 1. every constraint (a constraint nobody repeats is a constraint the model breaks);
 2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
    a neighbour of one named, or among the few its words rank first: `about`), to
-   its container or member, or to its file, in the order of the entities' relevance;
+   its container or member, or to its file, in the order of the entities' relevance, those
+   whose anchored code changed since (DRIFTED, ANCHOR DELETED) after every current one;
 3. the other notes (facts, plans, plain notes, and decisions, gotchas and `tried` notes
    anchored to nothing) whose text or anchors share words with the request (identifiers
    split into their parts, a few word endings set aside), most shared words first. An
@@ -292,7 +293,14 @@ def recall(
         hits = [h for a in n.anchors if (h := _touches(a.target, hydrated)) is not None]
         if hits:
             anchored.append((min(hits), i, n))
-    order += [n for _, _, n in sorted(anchored, key=lambda t: (t[0], t[1]))]
+    # A note written for code that has changed since (or is gone) comes after every current
+    # one: when the share holds only some, what still describes the code is shown first.
+    order += [
+        n
+        for _, _, n in sorted(
+            anchored, key=lambda t: (marks.get(t[2].id, Mark.CURRENT) != Mark.CURRENT, t[0], t[1])
+        )
+    ]
     asked = note_words(prompt)
     taken = {n.id for n in order}
     close = similar or {}
