@@ -67,9 +67,8 @@ TASKS_FILE = HERE / "ask_tasks.json"
 sys.path.insert(0, str(PROJECT))
 from tests.modelserver import ModelServer, ScriptedReply  # noqa: E402
 from tinymem.ask import AskOptions, prepare  # noqa: E402
-from tinymem.edits.directives import DELETE_DIRECTIVE_HELP  # noqa: E402
 from tinymem.hydration.hydrate import estimate_tokens  # noqa: E402
-from tinymem.hydration.prompt import SYSTEM_PROMPT  # noqa: E402
+from tinymem.hydration.prompt import system_prompt  # noqa: E402
 from tinymem.ledger import current  # noqa: E402
 from tinymem.records import FILE_SYMBOL, split_key  # noqa: E402
 from tinymem.repository import open_repo  # noqa: E402
@@ -273,7 +272,7 @@ def _part(path: str, symbol: str, language: str | None, text: str) -> str:
 
 def _fixed_tokens(prompt: str) -> int:
     """What every prompt pays besides the hydrated code: system prompt, framing, request."""
-    system = SYSTEM_PROMPT.format(delete=DELETE_DIRECTIVE_HELP)
+    system = system_prompt()
     user = "[CURRENT STATE: AUTHORITATIVE]\n[END STATE]\n" + f"\n[REQUEST]\n{prompt}\n"
     return estimate_tokens(system) + estimate_tokens(user)
 

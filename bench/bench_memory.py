@@ -286,7 +286,10 @@ def _parts(system: str, user: str) -> dict[str, int]:
     start, end = user.find("[PROJECT MEMORY"), user.find("[END MEMORY]")
     if start >= 0:
         memory = estimate_tokens(user[start:end])
-    start, end = user.find("[CURRENT STATE"), user.find("[REQUEST]")
+    # The code starts at the state section, or at the signature map when no code is shown in
+    # full (an empty CURRENT STATE is left out).
+    starts = [i for i in (user.find("[CURRENT STATE"), user.find("[OTHER ENTITIES")) if i >= 0]
+    start, end = min(starts, default=-1), user.find("[REQUEST]")
     if start >= 0:
         code = estimate_tokens(user[start:end])
     rest = estimate_tokens(user) - memory - code

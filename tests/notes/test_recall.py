@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import git, tm, write
 from tinymem.hydration.hydrate import estimate_tokens
-from tinymem.hydration.memory import Mark, Recall, note_words, recall
+from tinymem.hydration.memory import FOOTER, HEADER, Mark, Recall, note_words, recall, render
 from tinymem.notes.model import Anchor, Note
 from tinymem.notes.store import add_note
 from tinymem.repository import open_repo
@@ -85,6 +85,39 @@ def test_drift_and_deletion_are_marked() -> None:
     assert "gotcha on src/cookies.py [ANCHOR DELETED" in mem.text
 
 
+def test_a_current_note_comes_before_one_written_for_code_that_changed_since() -> None:
+    # The first entity's decision drifted; the second's gotcha still describes its code.
+    notes = [
+        _note("d1", "decision", "prepare keeps its signature for callers.", "s.py::prepare"),
+        _note("g1", "gotcha", "A key mapped to None drops that key.", "s.py::merge"),
+    ]
+    keys = ["s.py::prepare", "s.py::merge"]
+    drifted = {"d1": Mark.DRIFTED}
+    assert recall(notes, {}, keys, "x", 1000).shown == ("d1", "g1")  # by relevance
+    assert recall(notes, drifted, keys, "x", 1000).shown == ("g1", "d1")
+    assert recall(notes, {"d1": Mark.ANCHOR_DELETED}, keys, "x", 1000).shown == ("g1", "d1")
+    # A share that holds either but not both holds the current one.
+    costs = [estimate_tokens(render(n, Mark.DRIFTED)) for n in notes]
+    one = estimate_tokens(HEADER + FOOTER) + max(costs)
+    assert recall(notes, {}, keys, "x", one).shown == ("d1",)
+    assert recall(notes, drifted, keys, "x", one).shown == ("g1",)
+
+
+def test_an_anchor_in_a_file_the_prompt_shows_is_written_by_its_symbol() -> None:
+    keys = ["src/sessions.py::resolve", "src/cookies.py"]
+    full = recall(NOTES, {}, keys, "x", 1000)
+    assert "- decision on src/sessions.py::resolve: " in full.text
+    # sessions.py's code is in the prompt (its fence gives the path): the symbol is enough.
+    # A file's own anchor, and an anchor in a file not shown, keep their paths.
+    seen = recall(NOTES, {}, keys, "x", 1000, in_view=frozenset({"src/sessions.py"}))
+    assert "- decision on resolve: Redirects keep the method on 307." in seen.text
+    assert "- gotcha on src/cookies.py: " in seen.text
+    assert seen.shown == full.shown and seen.tokens < full.tokens
+    both = recall(NOTES, {}, keys, "x", 1000, in_view=frozenset({"src/cookies.py"}))
+    assert "- gotcha on src/cookies.py: " in both.text
+    assert "- decision on src/sessions.py::resolve: " in both.text
+
+
 def test_a_share_of_zero_shows_nothing() -> None:
     assert recall(NOTES, {}, ["src/sessions.py::resolve"], "x", 0).text == ""
     assert Recall(NOTES, {}, 0.0).cap(8000) == 0
@@ -132,7 +165,7 @@ def test_dry_run_shows_the_notes_ahead_of_the_code(inited: Path) -> None:
     user = _user(doc)
     assert doc["notes"] == [c.id, d.id]
     assert user.index("[PROJECT MEMORY") < user.index("[CURRENT STATE")
-    assert "- decision on app.py::fetch_user: Users are dicts, not objects." in user
+    assert "- decision on fetch_user: Users are dicts, not objects." in user
     assert g.text not in user
     # Asked about the other method, its gotcha comes instead.
     assert _dry(inited, "Client.post should retry")["notes"] == [c.id, g.id]
@@ -148,7 +181,7 @@ def test_a_drifted_note_says_so_and_memory_share_zero_turns_notes_off(inited: Pa
     write(inited, "app.py", text)
     assert tm(inited, "adopt", "app.py").returncode == 0
     user = _user(_dry(inited, "fix fetch_user"))
-    assert "decision on app.py::fetch_user [DRIFTED" in user
+    assert "decision on fetch_user [DRIFTED" in user
     git(inited, "config", "tinymem.memoryShare", "0")
     doc = _dry(inited, "fix fetch_user")
     assert doc["notes"] == [] and "PROJECT MEMORY" not in _user(doc)

@@ -207,14 +207,14 @@ def test_an_accepted_note_shows_in_the_next_prompt(inited: Path, server: ModelSe
     assert tm(inited, "accept", "--all").returncode == 0
     proc = tm(inited, "ask", "--dry-run", "fetch_user should cache", "--json")
     user = json.loads(proc.stdout)["messages"][1]["content"]
-    assert "- decision on app.py::fetch_user: fetch_user returns a dict" in user
-    assert "- gotcha on app.py::fetch_user: callers compare the result with ==" in user
+    assert "- decision on fetch_user: fetch_user returns a dict" in user
+    assert "- gotcha on fetch_user: callers compare the result with ==" in user
     # Sent for real, the block is in the messages the episode records (`tm show --messages`).
     _ask(inited, server, "Nothing to change.\n")
     assert "PROJECT MEMORY" in server.chat_requests[-1].body["messages"][1]["content"]
     shown = tm(inited, "show", "--messages")
     assert shown.returncode == 0, shown.stderr
-    assert "- decision on app.py::fetch_user: fetch_user returns a dict" in shown.stdout
+    assert "- decision on fetch_user: fetch_user returns a dict" in shown.stdout
 
 
 def test_a_reply_that_changes_nothing_gives_an_unanchored_note(
@@ -248,16 +248,15 @@ def test_reject_why_remembers_what_was_tried(inited: Path, server: ModelServer) 
     [note] = read_notes(store)
     assert out["notes"] == [note.id]
     assert note.kind == "tried" and note.source == "reject"
-    assert note.text == (
-        f"rejected: modify fetch_user in app.py (proposal {p['id']}): callers need the id only"
-    )
+    # The anchor holds the path and the episode the proposal id: the text repeats neither.
+    assert note.text == "rejected: modify fetch_user: callers need the id only"
     assert [a.target for a in note.anchors] == ["app.py::fetch_user"]
     [(_, ep)] = list(history(store))[:1]
-    assert ep.kind == "reject" and note.id in ep.notes
+    assert ep.kind == "reject" and note.id in ep.notes and ep.details["rejected"] == [p["id"]]
     # The next prompt about fetch_user says what was rejected and why.
     dry = tm(inited, "ask", "--dry-run", "change fetch_user", "--json")
     user = json.loads(dry.stdout)["messages"][1]["content"]
-    assert "- tried on app.py::fetch_user: rejected: modify fetch_user" in user
+    assert "- tried on fetch_user: rejected: modify fetch_user: callers need the id only" in user
     # An empty reason is refused, nothing written.
     doc = _ask(inited, server, REPLY.split("\n\nDECISION")[0] + "\n")
     [q] = doc["proposals"]  # type: ignore[misc]

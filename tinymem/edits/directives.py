@@ -23,12 +23,10 @@ class DeleteDirective:
 
 # The example deliberately avoids `path/to/file.py`: models copy example paths from prompts.
 DELETE_DIRECTIVE_HELP = (
-    "To delete code, write a line of its own, outside any code block, of exactly this form: "
-    "`DELETE: src/app.py::parse_args` deletes that one function or class (write "
-    "`DELETE: src/app.py::Parser.parse` for a method), and `DELETE: src/app.py` deletes the "
-    "whole file. Use one DELETE line per deletion and the real repository path. Leaving code "
-    "out of a code block never deletes it: whatever you omit is kept unchanged, so never write "
-    "placeholders such as `# ... rest of the code unchanged`; show complete definitions."
+    "To delete code, write a line of its own outside any code block, exactly like "
+    "`DELETE: src/app.py::parse_args` (a function or class), `DELETE: src/app.py::Parser.parse` "
+    "(a method) or `DELETE: src/app.py` (the whole file): one line per deletion, with the real "
+    "repository path."
 )
 
 

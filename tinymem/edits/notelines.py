@@ -28,10 +28,9 @@ class NoteDirective:
 
 
 NOTE_DIRECTIVE_HELP = (
-    "To ask the user to remember a decision, a constraint, a gotcha or an approach that"
-    " failed, write a line of its own outside any code block: `DECISION: text`,"
-    " `CONSTRAINT: text`, `GOTCHA: text`, `TRIED: text` (or `NOTE: kind: text`); it is kept"
-    " only if the user accepts it."
+    "To ask the user to remember a decision, constraint, gotcha or failed approach, write a"
+    " line of its own outside any code block: `DECISION: text`, `CONSTRAINT: text`,"
+    " `GOTCHA: text` or `TRIED: text` (or `NOTE: kind: text`); kept if the user accepts it."
 )
 
 _KEYWORDS = "|".join(k.upper() for k in (*KINDS,))

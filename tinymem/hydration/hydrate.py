@@ -99,6 +99,22 @@ def _signature(text: str) -> str:
     return text.strip().splitlines()[0][:120] if text.strip() else ""
 
 
+# Words a first line declares with: a signature of these and the name alone says nothing more.
+_DECLARING = frozenset(
+    """def class async function fn func fun sub pub public private protected internal static
+    export default const let var struct interface type trait impl enum module object record
+    abstract final open override val""".split()  # noqa: SIM905
+)
+
+
+def _said(symbol: str, signature: str) -> str:
+    """` — signature` for the signature map, or "" when it only repeats the name
+    (`def resolve_redirects(`, `class Session:`: a signature's parameters on lines below)."""
+    name = symbol.split("#", 1)[0].rsplit(".", 1)[-1]
+    words = _WORD.findall(signature.replace(name, " ", 1))
+    return "" if all(w in _DECLARING for w in words) else f" — {signature}"
+
+
 def _score(
     view: StateView,
     corpus: Corpus,
@@ -423,12 +439,15 @@ def hydrate(
     while chosen and estimate_tokens(state) > room:
         mapped.insert(0, chosen.pop())
         state = _state_section(chosen, view, read, cache_dir, parts_done)
+    if not chosen:
+        state = ""  # an empty CURRENT STATE said nothing the system prompt does not
     room -= estimate_tokens(state)
     mem = None
     if memory is not None:
         ranked = [(c.key, c.score) for c in cands]
         keys = about(ranked, holders, recent, {c.key: c.text for c in cands})
-        mem = recall(memory.notes, memory.marks, keys, prompt, cap, memory.similar)
+        paths = frozenset(c.meta.path for c in chosen)
+        mem = recall(memory.notes, memory.marks, keys, prompt, cap, memory.similar, paths)
     if mem is not None:
         room += cap - mem.tokens
     map_lines: list[str] = []
@@ -442,7 +461,7 @@ def hydrate(
         if c.rec.symbol == FILE_SYMBOL:
             line = f"{c.meta.path}: (file, {len(c.text)} characters)"
         else:
-            line = f"{c.meta.path}: {c.rec.symbol} — {_signature(c.text)}"
+            line = f"{c.meta.path}: {c.rec.symbol}{_said(c.rec.symbol, _signature(c.text))}"
         cost = estimate_tokens(line + "\n")
         if cost > room:
             break
@@ -451,7 +470,8 @@ def hydrate(
         map_keys.append(c.key)
     sections = [notice, recent_text, mem.text if mem else "", state]
     if map_lines:
-        sections.append("\n[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
+        lead = "\n" if state else ""
+        sections.append(f"{lead}[OTHER ENTITIES: signatures only]\n" + "\n".join(map_lines) + "\n")
     context = "".join(sections)
     user = context + tail
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

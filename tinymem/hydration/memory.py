@@ -7,7 +7,8 @@ Which notes, in this order, while the share lasts:
 1. every constraint (a constraint nobody repeats is a constraint the model breaks);
 2. decisions, gotchas and `tried` notes anchored to an entity the request is about (named,
    a neighbour of one named, or among the few its words rank first: `about`), to
-   its container or member, or to its file, in the order of the entities' relevance;
+   its container or member, or to its file, in the order of the entities' relevance, those
+   whose anchored code changed since (DRIFTED, ANCHOR DELETED) after every current one;
 3. the other notes (facts, plans, plain notes, and decisions, gotchas and `tried` notes
    anchored to nothing) whose text or anchors share words with the request (identifiers
    split into their parts, a few word endings set aside), most shared words first. An
@@ -235,11 +236,18 @@ def _touches(target: str, keys: Sequence[str]) -> int | None:
     return None
 
 
-def render(note: Note, mark: Mark) -> str:
-    where = ", ".join(a.target for a in note.anchors)
+def render(note: Note, mark: Mark, in_view: frozenset[str] = frozenset()) -> str:
+    """One note's line. An anchor in a file the prompt shows (`in_view`: paths) is written by
+    its symbol alone: the code block names it with its path (`### path::Symbol`, the fence)."""
+    where = ", ".join(_anchor_text(a.target, in_view) for a in note.anchors)
     on = f" on {where}" if where else ""
     text = " ".join(note.text.split())
     return f"- {note.kind}{on}{mark.value}: {text}\n"
+
+
+def _anchor_text(target: str, in_view: frozenset[str]) -> str:
+    path, sep, symbol = target.partition("::")
+    return symbol if sep and path in in_view else target
 
 
 CLOSE = 0.5  # the least cosine that counts: unrelated texts still score 0.1 to 0.4
@@ -264,11 +272,13 @@ def recall(
     prompt: str,
     cap: int,
     similar: Mapping[str, float] | None = None,
+    in_view: frozenset[str] = frozenset(),
 ) -> Memory:
     """The memory block for a request: `hydrated` are the entity keys the prompt shows, most
     relevant first; `marks` each note's anchors now, by note id (absent: CURRENT); `cap` the
     tokens the block may take (0: none); `similar` each note's cosine with the request, by
-    note id (none: words only)."""
+    note id (none: words only); `in_view` the paths of the files whose code the prompt
+    shows."""
     # hydrate.py imports this module: its estimate is taken when first called.
     from tinymem.hydration.hydrate import estimate_tokens
 
@@ -283,7 +293,14 @@ def recall(
         hits = [h for a in n.anchors if (h := _touches(a.target, hydrated)) is not None]
         if hits:
             anchored.append((min(hits), i, n))
-    order += [n for _, _, n in sorted(anchored, key=lambda t: (t[0], t[1]))]
+    # A note written for code that has changed since (or is gone) comes after every current
+    # one: when the share holds only some, what still describes the code is shown first.
+    order += [
+        n
+        for _, _, n in sorted(
+            anchored, key=lambda t: (marks.get(t[2].id, Mark.CURRENT) != Mark.CURRENT, t[0], t[1])
+        )
+    ]
     asked = note_words(prompt)
     taken = {n.id for n in order}
     close = similar or {}
@@ -302,7 +319,7 @@ def recall(
     lines: list[str] = []
     shown: list[str] = []
     for n in order:
-        line = render(n, marks.get(n.id, Mark.CURRENT))
+        line = render(n, marks.get(n.id, Mark.CURRENT), in_view)
         cost = estimate_tokens(line)
         if cost > left:
             continue

@@ -125,10 +125,13 @@ def rejection_targets(p: Proposal) -> list[str]:
 
 
 def summary_of(p: Proposal) -> str:
+    """What a rejected proposal changed, as its `tried` note says it. Its path only when it
+    names no entity (the note's anchors hold the path; the prompt repeated it), and no
+    proposal id: the model never sees one, and the note's episode lists it (`rejected`)."""
     if p.note is not None:
         return f"the {p.note.get('kind', 'note')} note {p.note.get('text', '')!r}"
-    ops = ", ".join(f"{e.op} {e.symbol}" for e in p.entities) or p.kind
-    return f"{ops} in {p.path or '(no file)'} (proposal {p.id})"
+    ops = ", ".join(f"{e.op} {e.symbol}" for e in p.entities)
+    return ops or f"{p.kind} in {p.path or '(no file)'}"
 
 
 def rejection_note(
