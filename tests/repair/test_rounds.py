@@ -11,7 +11,17 @@ import time
 from pathlib import Path
 from subprocess import PIPE, Popen
 
-from tests.conftest import MODEL_ENV, PY_APP, Initialise, ask_argv, git, tm, tm_ask, write
+from tests.conftest import (
+    MODEL_ENV,
+    PY_APP,
+    Initialise,
+    ask_argv,
+    git,
+    init_repo,
+    tm,
+    tm_ask,
+    write,
+)
 from tests.modelserver import ModelServer, ScriptedReply
 
 SVC = """\
@@ -237,9 +247,7 @@ public class Result {
 
 
 def test_ambiguous_overload_then_a_diff(repo: Path, server: ModelServer) -> None:
-    write(repo, "Result.java", RESULT)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"Result.java": RESULT}, commit=False)
     # A changed signature: both overloads are members of one name in one class, so the
     # class line decides nothing; a diff's lines do.
     alone = (
