@@ -81,10 +81,7 @@ def test_adopt_errors_are_one_sentence(repo: Path) -> None:
 
 
 def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
-    for i in range(8):
-        write(repo, f"f{i}.py", f"def f{i}():\n    return {i}\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {f"f{i}.py": f"def f{i}():\n    return {i}\n" for i in range(8)}, commit=False)
     for i in range(8):
         write(repo, f"f{i}.py", f"def f{i}():\n    return {i + 100}\n")
     procs = [
