@@ -252,7 +252,9 @@ def _repo_templates(tmp_path_factory: pytest.TempPathFactory) -> _Templates:
 @pytest.fixture
 def initialised(repo: Path, _repo_templates: _Templates) -> Initialise:
     """`initialised(files)`: the test's `repo` as `init_repo(repo, files)` would leave it,
-    copied from a template made once per session for those same files."""
+    copied from a template made once per session for those same files. The template is made
+    inside the first test that asks for it: call this first, before the test writes into
+    `repo`, patches tinymem or sets git configuration (those setups use `init_repo`)."""
 
     def make(
         files: Mapping[str, str | bytes], *, commit: bool = True, message: str = "base"
