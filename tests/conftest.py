@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -190,3 +192,73 @@ def tm_ask(
     repo: Path, server: ModelServer, prompt: str, *extra: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return tm(repo, *ask_argv(server, prompt, *extra), env={**MODEL_ENV, **(env or {})})
+
+
+def init_repo(
+    path: Path, files: Mapping[str, str | bytes], *, commit: bool = True, message: str = "base"
+) -> Path:
+    """The start most tests need: `files` written into the git work tree `path`, staged,
+    committed (`commit=False` leaves them staged: `tm init` then imports the index), and
+    `tm init` run in-process."""
+    for rel, text in files.items():
+        write(path, rel, text)
+    git(path, "add", ".")
+    if commit:
+        git(path, "commit", "-qm", message)
+    proc = tm(path, "init")
+    assert proc.returncode == 0, proc.stderr
+    return path
+
+
+class Initialise(Protocol):
+    def __call__(
+        self, files: Mapping[str, str | bytes], *, commit: bool = True, message: str = "base"
+    ) -> Path: ...
+
+
+class _Templates:
+    """Repositories `init_repo` prepared once per session, one per distinct setup, copied into
+    each test's `repo`: a copy costs a fraction of the writes, git processes and init it
+    replaces. Nothing in `.git` names the template's own path (init writes no worktree or
+    absolute path into it; `test_a_copied_template_names_nothing_of_the_template` checks),
+    and the stat cache keys on inode and ctime, so a copy never trusts the template's stats."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made: dict[tuple[object, ...], Path] = {}
+
+    def copy_into(
+        self, repo: Path, files: Mapping[str, str | bytes], *, commit: bool, message: str
+    ) -> Path:
+        key = (tuple(files.items()), commit, message)
+        template = self.made.get(key)
+        if template is None:
+            template = self.root / f"t{len(self.made)}"
+            template.mkdir()
+            git(template, "init", "-q", "-b", "main")
+            init_repo(template, files, commit=commit, message=message)
+            self.made[key] = template
+        assert [p.name for p in repo.iterdir()] == [".git"], "copy_into wants a fresh `repo`"
+        shutil.rmtree(repo / ".git")
+        shutil.copytree(template, repo, symlinks=True, dirs_exist_ok=True)
+        return repo
+
+
+@pytest.fixture(scope="session")
+def _repo_templates(tmp_path_factory: pytest.TempPathFactory) -> _Templates:
+    return _Templates(tmp_path_factory.mktemp("templates"))
+
+
+@pytest.fixture
+def initialised(repo: Path, _repo_templates: _Templates) -> Initialise:
+    """`initialised(files)`: the test's `repo` as `init_repo(repo, files)` would leave it,
+    copied from a template made once per session for those same files. The template is made
+    inside the first test that asks for it: call this first, before the test writes into
+    `repo`, patches tinymem or sets git configuration (those setups use `init_repo`)."""
+
+    def make(
+        files: Mapping[str, str | bytes], *, commit: bool = True, message: str = "base"
+    ) -> Path:
+        return _repo_templates.copy_into(repo, files, commit=commit, message=message)
+
+    return make

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
 
 NEW_FETCH = """def fetch_user(uid, retries=3):
@@ -16,6 +16,7 @@ NEW_FETCH = """def fetch_user(uid, retries=3):
         return {"id": uid}"""
 
 REPLY = f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n"
+APP = {"app.py": PY_APP}
 
 
 def _ask(repo: Path, server: ModelServer, reply: str, *extra: str) -> dict[str, object]:
@@ -26,21 +27,16 @@ def _ask(repo: Path, server: ModelServer, reply: str, *extra: str) -> dict[str, 
     return doc
 
 
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
-
-
 def _pid(doc: dict[str, object]) -> str:
     props = doc["proposals"]
     assert isinstance(props, list) and len(props) == 1
     return str(props[0]["id"])
 
 
-def test_accept_changes_exactly_the_proposed_span(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_accept_changes_exactly_the_proposed_span(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     pid = _pid(_ask(repo, server, REPLY))
     diff = tm(repo, "diff", pid)
     assert diff.returncode == 0, diff.stderr
@@ -59,8 +55,10 @@ def test_accept_changes_exactly_the_proposed_span(repo: Path, server: ModelServe
     assert json.loads(tm(repo, "diff", "--json").stdout) == {"proposals": []}
 
 
-def test_hand_edit_after_ask_blocks_until_overwrite_stale(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_hand_edit_after_ask_blocks_until_overwrite_stale(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     pid = _pid(_ask(repo, server, REPLY))
     hand = PY_APP.replace('{"id": uid}', '{"id": uid, "hand": True}')
     write(repo, "app.py", hand)
@@ -80,8 +78,10 @@ def test_hand_edit_after_ask_blocks_until_overwrite_stale(repo: Path, server: Mo
     )
 
 
-def test_elided_whole_file_never_deletes_code(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_elided_whole_file_never_deletes_code(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     elided = (
         '"""A tiny service."""\n\nimport os\n\n\n'
         + NEW_FETCH
@@ -98,8 +98,10 @@ def test_elided_whole_file_never_deletes_code(repo: Path, server: ModelServer) -
     assert (repo / "app.py").read_text() == expected
 
 
-def test_renamed_function_never_drops_the_old_one(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_renamed_function_never_drops_the_old_one(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     renamed = (
         '"""A tiny service."""\n\nimport os\n\n\ndef get_user(uid):\n    return {"id": uid}\n'
         "\n\nclass Client:\n    def get(self, path):\n        return path\n\n"
@@ -114,8 +116,10 @@ def test_renamed_function_never_drops_the_old_one(repo: Path, server: ModelServe
     assert {e["symbol"] for e in ents} >= {"fetch_user", "get_user"}
 
 
-def test_delete_needs_the_directive_and_allow_delete(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_delete_needs_the_directive_and_allow_delete(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     pid = _pid(_ask(repo, server, "Remove it.\n\nDELETE: app.py::fetch_user\n"))
     assert tm(repo, "accept", pid).returncode == 5
     assert "def fetch_user" in (repo / "app.py").read_text()
@@ -138,12 +142,12 @@ def test_delete_needs_the_directive_and_allow_delete(repo: Path, server: ModelSe
     ids=["added-definition", "edited-import"],
 )
 def test_a_file_deletion_leaves_text_written_since_the_model_saw_it(
-    repo: Path, server: ModelServer, reply: str, edit: str | None
+    repo: Path, initialised: Initialise, server: ModelServer, reply: str, edit: str | None
 ) -> None:
     """Removing the whole file removes every line of it: only the text the model saw goes
     without a word; anything written since blocks (ETV), or is kept in the vault when named
     with --overwrite-stale."""
-    _init(repo)
+    initialised(APP)
     pid = _pid(_ask(repo, server, "Remove it.\n\n" + reply))
     mine = PY_APP + edit if edit else PY_APP.replace("import os", "import os  # needed by run()")
     write(repo, "app.py", mine)
@@ -159,8 +163,10 @@ def test_a_file_deletion_leaves_text_written_since_the_model_saw_it(
     assert git(repo, "cat-file", "-p", kept) == mine  # the user's text is in the vault
 
 
-def test_reject_drops_the_proposal(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_reject_drops_the_proposal(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     pid = _pid(_ask(repo, server, REPLY))
     assert tm(repo, "reject", pid).returncode == 0
     assert json.loads(tm(repo, "diff", "--json").stdout) == {"proposals": []}
@@ -168,14 +174,16 @@ def test_reject_drops_the_proposal(repo: Path, server: ModelServer) -> None:
     assert (repo / "app.py").read_text() == PY_APP
 
 
-def test_file_changed_between_gate_and_rename_writes_nothing(repo: Path) -> None:
+def test_file_changed_between_gate_and_rename_writes_nothing(
+    repo: Path, initialised: Initialise
+) -> None:
     """Drive the core directly: an editor saves after the gates passed, before the rename."""
     from tinymem.accept import apply, plan, select
     from tinymem.errors import StaleError
     from tinymem.ledger import current
     from tinymem.repository import open_repo
 
-    _init(repo)
+    initialised(APP)
     with ModelServer() as server:
         pid = _pid(_ask(repo, server, REPLY))
     write(repo, "other.py", "x = 1\n")
@@ -193,9 +201,9 @@ def test_file_changed_between_gate_and_rename_writes_nothing(repo: Path) -> None
 
 
 def test_whole_file_never_overwrites_a_hand_edit_outside_definitions(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     whole = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}')
     doc = _ask(repo, server, f"```python path=app.py\n{whole}```\n")
     props = doc["proposals"]
@@ -215,8 +223,10 @@ def test_whole_file_never_overwrites_a_hand_edit_outside_definitions(
     assert git(repo, "cat-file", "-p", saved) == hand
 
 
-def test_new_file_never_overwrites_a_file_made_since(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_new_file_never_overwrites_a_file_made_since(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     doc = _ask(repo, server, "```python path=util.py\ndef util():\n    return 1\n```\n")
     pid = _pid(doc)
     write(repo, "util.py", "MINE = 1\n")
@@ -229,12 +239,10 @@ def test_new_file_never_overwrites_a_file_made_since(repo: Path, server: ModelSe
     assert (repo / "util.py").read_text() == "def util():\n    return 1\n"
 
 
-def test_exit_5_says_what_was_promoted_and_what_was_not(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "other.py", "def other():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+def test_exit_5_says_what_was_promoted_and_what_was_not(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"app.py": PY_APP, "other.py": "def other():\n    return 1\n"})
     reply = (
         f"```python path=app.py\n{NEW_FETCH}\n```\n"
         "```python path=other.py\ndef other():\n    return 2\n```\n"
@@ -249,8 +257,10 @@ def test_exit_5_says_what_was_promoted_and_what_was_not(repo: Path, server: Mode
     assert (repo / "other.py").read_text() == "def other():\n    return 'mine'\n"
 
 
-def test_deleting_a_file_tm_reads_no_entities_in(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_deleting_a_file_tm_reads_no_entities_in(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     write(repo, "big.js", "var a = [" + ",".join("1" for _ in range(600_000)) + "];\n")
     git(repo, "add", "big.js")
     git(repo, "commit", "-qm", "big")
@@ -265,12 +275,12 @@ def test_deleting_a_file_tm_reads_no_entities_in(repo: Path, server: ModelServer
 
 
 def test_a_proposal_held_back_by_a_blocked_one_for_its_file_stays_pending(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     # One file, two proposals: one passes, one is elided. The file is written with both or
     # neither; the one that passed must stay pending and say why, not be recorded as
     # accepted and never written.
-    _init(repo)
+    initialised(APP)
     elided = "class Client:\n    def get(self, path):\n        # ... rest of the code unchanged\n"
     _ask(
         repo,
@@ -299,9 +309,9 @@ def test_a_proposal_held_back_by_a_blocked_one_for_its_file_stays_pending(
 
 
 def test_two_proposals_changing_one_entity_conflict_they_are_not_stale(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     other = NEW_FETCH.replace("retries=3", "retries=5")
     _ask(
         repo,

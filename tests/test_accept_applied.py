@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, git, tm, tm_ask, write
 from tests.modelserver import ModelServer
 
 NEW_FETCH = """def fetch_user(uid, retries=3):
@@ -20,12 +20,9 @@ APPLIED = PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', NEW_FET
 
 @pytest.mark.parametrize("how", ["--overwrite-stale", "plain"])
 def test_accepting_a_proposal_already_on_disk_records_it(
-    repo: Path, server: ModelServer, how: str
+    repo: Path, initialised: Initialise, server: ModelServer, how: str
 ) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": PY_APP})
     server.add(f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n")
     proc = tm_ask(repo, server, "change fetch_user", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -56,12 +53,9 @@ def test_accepting_a_proposal_already_on_disk_records_it(
 
 
 def test_a_hand_edit_that_differs_from_the_proposal_still_blocks(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": PY_APP})
     server.add(f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n")
     proc = tm_ask(repo, server, "change fetch_user", "--json")
     (pid,) = [p["id"] for p in json.loads(proc.stdout)["proposals"]]
@@ -73,16 +67,13 @@ def test_a_hand_edit_that_differs_from_the_proposal_still_blocks(
 
 
 def test_other_hand_edits_in_the_file_are_never_recorded_as_the_models(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     """The proposal's text is on disk, and so is an edit of the user's elsewhere in the file:
     recording the file as the accept's would credit that edit to the model (blame), and `tm
     undo` of the accept would then take it back without a word. It blocks instead, naming
     `tm adopt`; once adopted, nothing is left to write."""
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": PY_APP})
     server.add(f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n")
     proc = tm_ask(repo, server, "change fetch_user", "--json")
     (pid,) = [p["id"] for p in json.loads(proc.stdout)["proposals"]]

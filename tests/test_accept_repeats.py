@@ -7,18 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, tm, tm_ask
 from tests.modelserver import ModelServer
 
 REPLY = "```python path=app.py\ndef fetch_user(uid):\n    return {'id': uid, 'v': 2}\n```\n"
 NEW = PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', REPLY.split("\n", 1)[1][:-5])
 
 
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
@@ -37,11 +33,11 @@ def _pending(repo: Path) -> list[str]:
 
 
 def test_identical_pending_proposals_are_accepted_as_one_change(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     # Today: one was "accepted in this run", the other conflicted with it, and the file was
     # held back: nothing written.
-    _init(repo)
+    initialised(APP)
     first = _ask(repo, server, REPLY)["proposals"][0]["id"]  # type: ignore[index]
     second = _ask(repo, server, REPLY)["proposals"][0]["id"]  # type: ignore[index]
     proc = tm(repo, "accept", "--all")
@@ -53,9 +49,11 @@ def test_identical_pending_proposals_are_accepted_as_one_change(
     assert _pending(repo) == []
 
 
-def test_a_proposal_already_applied_says_so_and_exits_0(repo: Path, server: ModelServer) -> None:
+def test_a_proposal_already_applied_says_so_and_exits_0(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     # Today: STALE, with advice to `tm adopt` (which has nothing to adopt), exit 5.
-    _init(repo)
+    initialised(APP)
     first = _ask(repo, server, REPLY)["proposals"][0]["id"]  # type: ignore[index]
     second = _ask(repo, server, REPLY)["proposals"][0]["id"]  # type: ignore[index]
     proc = tm(repo, "accept", str(first))
@@ -68,8 +66,10 @@ def test_a_proposal_already_applied_says_so_and_exits_0(repo: Path, server: Mode
     assert _pending(repo) == []
 
 
-def test_a_block_that_changes_nothing_is_not_proposed(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_block_that_changes_nothing_is_not_proposed(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     unchanged = '```python path=app.py\ndef fetch_user(uid):\n    return {"id": uid}\n```\n'
     doc = _ask(repo, server, unchanged)
     assert doc["proposals"] == []

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo, tm, write
 
 
 def _entities(repo: Path, *extra: str) -> dict[str, dict[str, object]]:
@@ -14,10 +14,7 @@ def _entities(repo: Path, *extra: str) -> dict[str, dict[str, object]]:
 
 
 def test_adopt_supersedes_adds_and_tombstones(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "gone.py", "def gone():\n    pass\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"app.py": PY_APP, "gone.py": "def gone():\n    pass\n"}, commit=False)
     before = _entities(repo)["app.py::fetch_user"]["artifact"]
     write(
         repo,
@@ -51,9 +48,7 @@ def test_adopt_supersedes_adds_and_tombstones(repo: Path) -> None:
 
 
 def test_adopt_pasted_content_from_stdin(repo: Path) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    tm(repo, "init")
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     write(repo, "a.py", "def a():\n    return 'hand edit'\n")
     proc = tm(repo, "adopt", "--path", "a.py", input="def a():\n    return 'pasted'\n")
     assert proc.returncode == 0, proc.stderr
@@ -72,9 +67,7 @@ def test_adopt_pasted_content_from_stdin(repo: Path) -> None:
 
 
 def test_adopt_errors_are_one_sentence(repo: Path) -> None:
-    write(repo, "a.py", "x = 1\n")
-    git(repo, "add", ".")
-    tm(repo, "init")
+    init_repo(repo, {"a.py": "x = 1\n"}, commit=False)
     for args, code in [
         (["adopt", "nope.py"], 2),
         (["adopt", "../outside.py"], 11),
@@ -88,10 +81,7 @@ def test_adopt_errors_are_one_sentence(repo: Path) -> None:
 
 
 def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
-    for i in range(8):
-        write(repo, f"f{i}.py", f"def f{i}():\n    return {i}\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {f"f{i}.py": f"def f{i}():\n    return {i}\n" for i in range(8)}, commit=False)
     for i in range(8):
         write(repo, f"f{i}.py", f"def f{i}():\n    return {i + 100}\n")
     procs = [
@@ -120,11 +110,7 @@ def test_eight_processes_adopting_at_once_lose_nothing(repo: Path) -> None:
 def test_a_directory_replaced_by_a_symlink_to_outside_is_never_recorded(
     repo: Path, tmp_path: Path
 ) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "sub/x.py", "x = 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"app.py": PY_APP, "sub/x.py": "x = 1\n"})
     outside = tmp_path / "outside"
     write(outside, "x.py", 'x = 1\nSECRET = "outside"\n')
     for name in ("x.py",):

@@ -10,7 +10,7 @@ from subprocess import PIPE, Popen
 
 import pytest
 
-from tests.conftest import MODEL_ENV, PY_APP, ask_argv, git, tm, tm_ask, write
+from tests.conftest import MODEL_ENV, PY_APP, Initialise, ask_argv, git, tm, tm_ask, write
 from tests.modelserver import ModelServer, ScriptedReply
 
 REPLY = """Here is the retry:
@@ -26,14 +26,13 @@ def fetch_user(uid, retries=3):
 """
 
 
-def _setup(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
-def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_ask_openai_streams_records_and_proposes(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     server.add(REPLY)
     proc = tm_ask(repo, server, "add a retry to fetch_user")
     assert proc.returncode == 0, proc.stderr
@@ -58,8 +57,10 @@ def test_ask_openai_streams_records_and_proposes(repo: Path, server: ModelServer
     assert tm(repo, "rebuild").returncode == 0
 
 
-def test_ask_ollama_passes_context_size(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_ask_ollama_passes_context_size(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     server.add(REPLY)
     proc = tm(
         repo,
@@ -75,8 +76,10 @@ def test_ask_ollama_passes_context_size(repo: Path, server: ModelServer) -> None
     assert body["options"]["num_ctx"] == 8192
 
 
-def test_dry_run_sends_nothing_and_is_deterministic(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_dry_run_sends_nothing_and_is_deterministic(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     a = tm(repo, "ask", "fix Client.get", "--dry-run", "--api-base", server.url)
     b = tm(repo, "ask", "fix Client.get", "--dry-run", "--api-base", server.url)
     assert a.returncode == 0, a.stderr
@@ -86,8 +89,10 @@ def test_dry_run_sends_nothing_and_is_deterministic(repo: Path, server: ModelSer
     assert git(repo, "rev-list", "--count", "refs/tinymem/heads/main").strip() == "1"
 
 
-def test_stale_entity_is_excluded_and_blocks(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_stale_entity_is_excluded_and_blocks(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "hand": 1}'))
     server.add(REPLY)
     proc = tm_ask(repo, server, "retry fetch_user", "--json")
@@ -107,9 +112,14 @@ def test_stale_entity_is_excluded_and_blocks(repo: Path, server: ModelServer) ->
     ],
 )
 def test_model_failures_are_one_sentence_and_recorded(
-    repo: Path, server: ModelServer, reply: ScriptedReply, code: int, needle: str
+    repo: Path,
+    initialised: Initialise,
+    server: ModelServer,
+    reply: ScriptedReply,
+    code: int,
+    needle: str,
 ) -> None:
-    _setup(repo)
+    initialised(APP, commit=False)
     server.add(reply)
     proc = tm_ask(repo, server, "x")
     assert proc.returncode == code, proc.stderr
@@ -119,8 +129,8 @@ def test_model_failures_are_one_sentence_and_recorded(
     assert episode["outcome"] == "failed"
 
 
-def test_unreachable_endpoint(repo: Path) -> None:
-    _setup(repo)
+def test_unreachable_endpoint(repo: Path, initialised: Initialise) -> None:
+    initialised(APP, commit=False)
     proc = tm(
         repo,
         "ask",
@@ -138,8 +148,10 @@ def test_unreachable_endpoint(repo: Path) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_unsafe_paths_never_become_proposals(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_unsafe_paths_never_become_proposals(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     server.add(
         "```sh path=.git/hooks/pre-commit\nrm -rf /\n```\n\n```python path=../evil.py\nx=1\n```\n"
     )
@@ -162,8 +174,10 @@ def _spawn_ask(repo: Path, server: ModelServer, prompt: str, *extra: str) -> Pop
     )
 
 
-def test_accept_flag_applies_hydrated_proposals(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_accept_flag_applies_hydrated_proposals(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     server.add(REPLY)
     proc = tm_ask(repo, server, "add a retry to fetch_user", "--accept", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -173,8 +187,10 @@ def test_accept_flag_applies_hydrated_proposals(repo: Path, server: ModelServer)
     assert tm(repo, "status", "--check").returncode == 0
 
 
-def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_timeout_empty_and_oversized_replies(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     server.add(ScriptedReply(text="late", delay=5))
     proc = tm_ask(repo, server, "x", "--timeout", "1")
     assert proc.returncode == 8, proc.stderr
@@ -194,10 +210,12 @@ def test_timeout_empty_and_oversized_replies(repo: Path, server: ModelServer) ->
     assert outcomes == ["failed", "failed", "failed"]
 
 
-def test_file_edited_while_the_model_talks_blocks(repo: Path, server: ModelServer) -> None:
+def test_file_edited_while_the_model_talks_blocks(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     import time
 
-    _setup(repo)
+    initialised(APP, commit=False)
     server.add(ScriptedReply(text=REPLY, chunk_size=8, chunk_delay=0.1))
     proc = _spawn_ask(repo, server, "retry fetch_user", "--json")
     deadline = time.monotonic() + 60
@@ -210,10 +228,12 @@ def test_file_edited_while_the_model_talks_blocks(repo: Path, server: ModelServe
     assert doc["proposals"][0]["blocked"].startswith("ETV: STALE")
 
 
-def test_ctrl_c_records_an_aborted_episode(repo: Path, server: ModelServer) -> None:
+def test_ctrl_c_records_an_aborted_episode(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     import signal
 
-    _setup(repo)
+    initialised(APP, commit=False)
     server.add(ScriptedReply(text="x" * 400, chunk_size=4, chunk_delay=0.1))
     proc = _spawn_ask(repo, server, "x")
     assert proc.stdout is not None
@@ -239,9 +259,9 @@ def test_a_method_inside_a_hydrated_class_counts_as_hydrated() -> None:
 
 
 def test_a_reply_limit_above_the_ceiling_is_refused_before_the_call(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(APP, commit=False)
     proc = tm_ask(repo, server, "x", env={"TM_MAX_REPLY": "50000000"})
     assert proc.returncode == 2
     assert "ceiling" in proc.stderr and "Traceback" not in proc.stderr

@@ -6,18 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, init_repo, tm, tm_ask, write
 from tests.modelserver import ModelServer
 
 FIRST = "Use a dict:\n\n```python path=app.py\ndef fetch_user(uid):\n    return {'id': uid}\n```\n"
 
 
 def test_continue_sends_the_turns_with_fresh_context(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "util.py", "def helper():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"app.py": PY_APP, "util.py": "def helper():\n    return 1\n"})
     server.add(FIRST)
     assert tm_ask(repo, server, "change fetch_user").returncode == 0
     first = json.loads(tm(repo, "log", "--json").stdout)[0]["episode"]
@@ -46,10 +42,9 @@ def test_continue_sends_the_turns_with_fresh_context(repo: Path, server: ModelSe
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
 
 
-def test_continue_without_an_earlier_answer_is_a_usage_error(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+def test_continue_without_an_earlier_answer_is_a_usage_error(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"app.py": PY_APP})
     proc = tm(repo, "ask", "more", "-c", "--dry-run")
     assert proc.returncode == 2 and "no earlier ask" in proc.stderr

@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.conftest import MODEL_ENV, PY_APP, ROOT, ask_argv, git, tm, write
+from tests.conftest import MODEL_ENV, PY_APP, ROOT, Initialise, ask_argv, git
 from tests.modelserver import ModelServer
 
 # A child `tm` whose `prepare` (hydration) first says which threads run, then does `then`.
@@ -34,10 +34,7 @@ main()
 """
 
 
-def _setup(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def _child(repo: Path, argv: list[str], then: str = "pass") -> subprocess.CompletedProcess[str]:
@@ -63,9 +60,9 @@ def _rest(stderr: str) -> list[str]:
 
 
 def test_an_error_while_litellm_loads_ends_with_one_sentence(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(APP, commit=False)
     # The endpoint answers, so the import starts; then hydration refuses the unknown file.
     proc = _child(repo, ask_argv(server, "fix it", "--file", "missing.py"))
     assert "tm-litellm-import" in _threads(proc.stderr)
@@ -76,18 +73,20 @@ def test_an_error_while_litellm_loads_ends_with_one_sentence(
     assert server.requests == []  # nothing was sent
 
 
-def test_ctrl_c_while_litellm_loads_is_tm_interrupted(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_ctrl_c_while_litellm_loads_is_tm_interrupted(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, commit=False)
     proc = _child(repo, ask_argv(server, "fix it"), then="os.kill(os.getpid(), signal.SIGINT)")
     assert "tm-litellm-import" in _threads(proc.stderr)
     assert proc.returncode == 130, proc.stderr
     assert _rest(proc.stderr) == ["tm: interrupted"]
 
 
-def test_nothing_is_loaded_when_nothing_listens(repo: Path) -> None:
+def test_nothing_is_loaded_when_nothing_listens(repo: Path, initialised: Initialise) -> None:
     """The fail-fast check runs before the import starts: an unreachable endpoint is said
     as before (exit 6, one sentence), without litellm's seconds."""
-    _setup(repo)
+    initialised(APP, commit=False)
     argv = ["ask", "x", "-m", "openai/test", "--api-base", "http://127.0.0.1:9/v1"]
     proc = _child(repo, argv)
     assert "tm-litellm-import" not in _threads(proc.stderr)
@@ -97,9 +96,9 @@ def test_nothing_is_loaded_when_nothing_listens(repo: Path) -> None:
 
 
 def test_the_reply_still_arrives_with_the_import_in_a_thread(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(APP, commit=False)
     server.add("Nothing to change.\n")
     proc = _child(repo, ask_argv(server, "fix it"))
     assert "tm-litellm-import" in _threads(proc.stderr)
@@ -108,10 +107,10 @@ def test_the_reply_still_arrives_with_the_import_in_a_thread(
 
 
 def test_a_setting_that_cannot_work_is_said_without_loading(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     """A bad setting is a user mistake tm names at once: no import started to wait for."""
-    _setup(repo)
+    initialised(APP, commit=False)
     git(repo, "config", "tinymem.timeout", "soon")
     proc = _child(repo, ask_argv(server, "fix it"))
     assert "tm-litellm-import" not in _threads(proc.stderr)

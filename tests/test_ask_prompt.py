@@ -11,16 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, write
+from tests.conftest import Initialise, tm
 
 
 @pytest.fixture
-def project(repo: Path) -> Path:
-    write(repo, "app.py", "def handler(x):\n    return x + 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "init")
-    assert tm(repo, "init").returncode == 0
-    return repo
+def project(initialised: Initialise) -> Path:
+    return initialised({"app.py": "def handler(x):\n    return x + 1\n"}, message="init")
 
 
 def _request(stdout: str) -> str:

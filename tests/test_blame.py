@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo, tm, write
 from tests.test_auditlog import MODEL, History, history, normalize, tma, tma_json
 
 __all__ = ["history"]  # the module-scoped scripted history, shared with test_auditlog
@@ -157,10 +157,7 @@ def test_blame_errors_are_one_sentence(history: History, tmp_path: Path) -> None
 
 
 def test_blame_follows_a_file_deleted_and_added_again(repo: Path) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    write(repo, "b.txt", "one\ntwo\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"a.py": "def a():\n    return 1\n", "b.txt": "one\ntwo\n"}, commit=False)
     (repo / "b.txt").unlink()
     assert tm(repo, "adopt", "b.txt").returncode == 0
     write(repo, "b.txt", "one\nthree\n")

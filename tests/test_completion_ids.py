@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, tm
 from tests.modelserver import ModelServer
 
 
@@ -37,13 +37,12 @@ def _complete(cwd: Path, words: str) -> tuple[list[str], str]:
     return proc.stdout.split(), proc.stderr.strip().splitlines()[-1]
 
 
-def test_ids_and_entities_complete_from_the_state_map(repo: Path, server: ModelServer) -> None:
+def test_ids_and_entities_complete_from_the_state_map(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     from tests.test_accept import REPLY, _ask, _pid
 
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": PY_APP})
     pid = _pid(_ask(repo, server, REPLY))
     for command in ("accept", "diff", "reject"):
         words, weight = _complete(repo, f"tm {command} ")

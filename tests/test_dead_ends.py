@@ -8,17 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, git, tm, write
 from tests.modelserver import ModelServer
 
 
 @pytest.fixture
-def project(repo: Path) -> Path:
-    write(repo, "src/app.py", "def handler(x):\n    return x + 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "init")
-    assert tm(repo, "init").returncode == 0
-    return repo
+def project(initialised: Initialise) -> Path:
+    return initialised({"src/app.py": "def handler(x):\n    return x + 1\n"}, message="init")
 
 
 def test_blame_of_a_directory_is_a_usage_error(project: Path) -> None:
@@ -47,11 +43,11 @@ def test_adopt_path_refuses_empty_stdin(project: Path) -> None:
 
 
 def test_overwrite_stale_names_what_to_paste_and_refuses_unknown_names(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    from tests.test_accept import REPLY, _ask, _init, _pid
+    from tests.test_accept import APP, REPLY, _ask, _pid
 
-    _init(repo)
+    initialised(APP)
     pid = _pid(_ask(repo, server, REPLY))
     hand = PY_APP.replace('{"id": uid}', '{"id": uid, "hand": True}')
     write(repo, "app.py", hand)
@@ -148,11 +144,11 @@ def test_next_steps_are_true_for_the_state(repo: Path, server: ModelServer) -> N
 
 
 def test_a_hand_edit_kept_by_accept_is_the_users_in_blame_and_state(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    from tests.test_accept import REPLY, _ask, _init, _pid
+    from tests.test_accept import APP, REPLY, _ask, _pid
 
-    _init(repo)
+    initialised(APP)
     pid = _pid(_ask(repo, server, REPLY))
     hand = PY_APP.replace("        return path\n", "        return path + '/by-hand'\n")
     assert hand != PY_APP

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, git, tm, write
 from tests.modelserver import ModelServer
 from tests.test_auditlog import clear_model_env, tma
 
@@ -31,11 +31,7 @@ def server() -> Iterator[ModelServer]:
         yield s
 
 
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+FILES = {"app.py": PY_APP, "a.py": "def a():\n    return 1\n"}
 
 
 def _doctor(repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, Any]:
@@ -65,8 +61,8 @@ def _install_hook(repo: Path, text: str | None = None) -> Path:
     return hook
 
 
-def test_healthy_repository_exits_0(repo: Path) -> None:
-    _init(repo)
+def test_healthy_repository_exits_0(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
     _install_hook(repo)
     code, doc = _doctor(repo)
     assert code == 0, doc
@@ -92,8 +88,10 @@ def test_healthy_repository_exits_0(repo: Path) -> None:
     assert "No problems found (0 warning(s))." in proc.stdout
 
 
-def test_hook_missing_foreign_or_old_is_a_warning_not_a_failure(repo: Path) -> None:
-    _init(repo)
+def test_hook_missing_foreign_or_old_is_a_warning_not_a_failure(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised(FILES, commit=False)
     code, doc = _doctor(repo)
     assert code == 0
     (hook,) = [c for c in doc["checks"] if c["check"] == "hook"]
@@ -146,8 +144,10 @@ def _absent(repo: Path) -> None:
         (_absent, "missing from the object database"),
     ],
 )
-def test_corrupted_state_ref_is_one_problem(repo: Path, corrupt: Any, needle: str) -> None:
-    _init(repo)
+def test_corrupted_state_ref_is_one_problem(
+    repo: Path, initialised: Initialise, corrupt: Any, needle: str
+) -> None:
+    initialised(FILES, commit=False)
     corrupt(repo)
     code, doc = _doctor(repo)
     assert code == 1
@@ -228,8 +228,8 @@ def _forge_missing_artifact(repo: Path) -> str:
     return missing
 
 
-def test_missing_artifact_is_one_problem(repo: Path) -> None:
-    _init(repo)
+def test_missing_artifact_is_one_problem(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
     missing = _forge_missing_artifact(repo)
     assert tm(repo, "rebuild").returncode == 0  # the ledger itself is consistent
     code, doc = _doctor(repo)
@@ -242,8 +242,8 @@ def test_missing_artifact_is_one_problem(repo: Path) -> None:
     assert _status(doc)["rebuild"] == ["skip"]
 
 
-def test_unreadable_file_and_stale_entities(repo: Path) -> None:
-    _init(repo)
+def test_unreadable_file_and_stale_entities(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
     write(repo, "app.py", PY_APP.replace("return path\n", "return path + '/'\n"))
     (repo / "a.py").unlink()
     (repo / "a.py").mkdir()  # a tracked file replaced by a directory cannot be read
@@ -258,8 +258,10 @@ def test_unreadable_file_and_stale_entities(repo: Path) -> None:
     assert wt["status"] == "warn" and wt["message"].startswith("3 STALE entities in 2 file(s)")
 
 
-def test_bad_config_value_is_a_problem_and_keys_are_never_shown(repo: Path) -> None:
-    _init(repo)
+def test_bad_config_value_is_a_problem_and_keys_are_never_shown(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised(FILES, commit=False)
     secret = "sk-do-not-print-this-0123456789"
     env = {"TM_BUDGET": "lots", "OPENAI_API_KEY": secret, "TM_MODEL": "openai/gpt-x"}
     code, doc = _doctor(repo, env=env)
@@ -275,16 +277,16 @@ def test_bad_config_value_is_a_problem_and_keys_are_never_shown(repo: Path) -> N
         assert "sk-do" not in proc.stdout + proc.stderr
 
 
-def test_provider_key_not_set_is_a_warning(repo: Path) -> None:
-    _init(repo)
+def test_provider_key_not_set_is_a_warning(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
     code, doc = _doctor(repo, env={"TM_MODEL": "anthropic/claude-x"})
     assert code == 0
     (keys,) = [c for c in doc["checks"] if c["check"] == "api keys"]
     assert keys["status"] == "warn" and keys["message"].startswith("ANTHROPIC_API_KEY is not set")
 
 
-def test_unreachable_model_is_one_problem(repo: Path) -> None:
-    _init(repo)
+def test_unreachable_model_is_one_problem(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
     code, doc = _doctor(repo, "--model", "--api-base", "http://127.0.0.1:9/v1", env=OPENAI)
     assert code == 1
     (problem,) = _problems(doc)
@@ -300,8 +302,8 @@ def test_unreachable_model_is_one_problem(repo: Path) -> None:
     assert _doctor(repo, env=OPENAI)[0] == 0
 
 
-def test_reachable_model(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_reachable_model(repo: Path, initialised: Initialise, server: ModelServer) -> None:
+    initialised(FILES, commit=False)
     server.add("OK")
     code, doc = _doctor(repo, "--model", "--api-base", server.openai_base, env=OPENAI)
     assert code == 0, doc

@@ -6,20 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, tm_ask
+from tests.conftest import git, init_repo, tm, tm_ask
 from tests.modelserver import ModelServer
 
 LATIN1 = b'# caf\xe9 au lait\n\n\ndef fetch_user(uid):\n    return {"id": uid}\n'
-
-
-def _init(repo: Path, files: dict[str, bytes], *config: tuple[str, str]) -> None:
-    for key, value in config:
-        git(repo, "config", key, value)
-    for path, data in files.items():
-        (repo / path).write_bytes(data)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
 
 
 def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
@@ -34,7 +24,7 @@ def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
 def test_replacement_characters_never_overwrite_latin1_bytes(
     repo: Path, server: ModelServer
 ) -> None:
-    _init(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
+    init_repo(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
     # The model was shown U+FFFD for the byte it could not decode, and copies it back.
     prop = _ask(repo, server, "```text path=notes.txt\ncaf\ufffd\nsecond line, longer\n```\n")
     assert "not UTF-8" in str(prop["blocked"])
@@ -46,7 +36,7 @@ def test_replacement_characters_never_overwrite_latin1_bytes(
 def test_a_whole_latin1_file_is_taken_only_by_its_complete_symbols(
     repo: Path, server: ModelServer
 ) -> None:
-    _init(repo, {"app.py": LATIN1})
+    init_repo(repo, {"app.py": LATIN1})
     whole = LATIN1.decode("utf-8", "replace").replace('{"id": uid}', '{"id": uid, "v": 2}')
     prop = _ask(repo, server, f"```python path=app.py\n{whole}```\n")
     assert "not UTF-8" in str(prop["blocked"])
@@ -59,7 +49,7 @@ def test_a_whole_latin1_file_is_taken_only_by_its_complete_symbols(
 def test_a_symbol_of_a_latin1_file_is_spliced_into_its_own_bytes(
     repo: Path, server: ModelServer
 ) -> None:
-    _init(repo, {"app.py": LATIN1})
+    init_repo(repo, {"app.py": LATIN1})
     new = 'def fetch_user(uid):\n    return {"id": uid, "v": 2}\n'
     prop = _ask(repo, server, f"```python path=app.py\n{new}```\n")
     proc = tm(repo, "accept", str(prop["id"]))
@@ -68,7 +58,7 @@ def test_a_symbol_of_a_latin1_file_is_spliced_into_its_own_bytes(
 
 
 def test_diff_shows_undecodable_bytes(repo: Path, server: ModelServer) -> None:
-    _init(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
+    init_repo(repo, {"notes.txt": b"caf\xe9\nsecond line\n"})
     prop = _ask(repo, server, "```text path=notes.txt\ncafe\nsecond line\n```\n")
     diff = tm(repo, "diff", str(prop["id"]))
     assert diff.returncode == 0, diff.stderr
@@ -78,7 +68,8 @@ def test_diff_shows_undecodable_bytes(repo: Path, server: ModelServer) -> None:
 def test_crlf_work_tree_keeps_its_line_endings(repo: Path, server: ModelServer) -> None:
     crlf = b'def fetch_user(uid):\r\n    return {"id": uid}\r\n\r\n\r\n'
     crlf += b"def other():\r\n    return 1\r\n"
-    _init(repo, {"app.py": crlf}, ("core.autocrlf", "true"))
+    git(repo, "config", "core.autocrlf", "true")
+    init_repo(repo, {"app.py": crlf})
     assert (repo / "app.py").read_bytes() == crlf
     new = 'def fetch_user(uid):\n    return {"id": uid, "v": 2}\n'
     prop = _ask(repo, server, f"```python path=app.py\n{new}```\n")
@@ -90,7 +81,7 @@ def test_crlf_work_tree_keeps_its_line_endings(repo: Path, server: ModelServer) 
 
 def test_binary_files_get_no_text(repo: Path, server: ModelServer) -> None:
     data = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
-    _init(repo, {"logo.dat": data})
+    init_repo(repo, {"logo.dat": data})
     prop = _ask(repo, server, "```text path=logo.dat\nhello\n```\n")
     assert "binary" in str(prop["blocked"])
     proc = tm(repo, "accept", str(prop["id"]))
@@ -103,7 +94,7 @@ def test_files_too_large_to_read_as_code_get_no_model_text(repo: Path, server: M
     # never shown; splicing into it would parse megabytes on every ask and accept.
     line = "".join(f"var a{i}=function(x){{return x+{i}}};" for i in range(40_000))
     data = line.encode()[: (1 << 20) + 4096] + b"\n"
-    _init(repo, {"bundle.js": data})
+    init_repo(repo, {"bundle.js": data})
     for reply in (
         "```js\n// bundle.js\nfunction added(x) {\n  return x + 1;\n}\n```\n",
         "bundle.js\n```js\n<<<<<<< SEARCH\nvar a0=function(x){return x+0};\n=======\n"
@@ -130,7 +121,7 @@ def test_a_file_declaring_latin1_is_refused_alike_at_ask_and_accept(
 ) -> None:
     """Model text is UTF-8; spliced into a file its coding line says is latin-1 it would read
     as other characters. Ask and accept refuse it in the same sentence, whatever the form."""
-    _init(repo, {"app.py": COOKIE_LATIN1})
+    init_repo(repo, {"app.py": COOKIE_LATIN1})
     whole = COOKIE_LATIN1.decode("latin-1").replace("bonjour", "salut")
     for reply in (
         "```python path=app.py\ndef greet(name):\n    return 'salut ' + name\n```\n",
@@ -154,7 +145,7 @@ def test_a_file_declaring_latin1_is_refused_alike_at_ask_and_accept(
 
 def test_a_file_declaring_utf8_is_edited(repo: Path, server: ModelServer) -> None:
     source = "# -*- coding: utf-8 -*-\n# café\n\n\ndef greet(name):\n    return 'bonjour ' + name\n"
-    _init(repo, {"app.py": source.encode()})
+    init_repo(repo, {"app.py": source.encode()})
     prop = _ask(
         repo, server, "```python path=app.py\ndef greet(name):\n    return 'chère ' + name\n```\n"
     )
@@ -190,7 +181,7 @@ def test_a_whole_file_reply_keeps_the_files_crlf_line_endings(
 ) -> None:
     """No filter converts them (git stores the CRLF): the reply's lines get them, or every
     line of the file would change."""
-    _init(repo, {"app.py": CRLF_APP, "notes.txt": b"one\r\ntwo\r\n"})
+    init_repo(repo, {"app.py": CRLF_APP, "notes.txt": b"one\r\ntwo\r\n"})
     text = CRLF_APP.decode().replace("\r\n", "\n")
     out = _whole(repo, server, "app.py", text, "import sys")
     assert out == CRLF_APP.replace(b"import os\r\n", b"import os\r\nimport sys\r\n")
@@ -200,6 +191,6 @@ def test_a_whole_file_reply_keeps_the_files_crlf_line_endings(
 
 
 def test_a_whole_file_reply_keeps_the_files_bom(repo: Path, server: ModelServer) -> None:
-    _init(repo, {"app.py": BOM_APP})
+    init_repo(repo, {"app.py": BOM_APP})
     out = _whole(repo, server, "app.py", BOM_APP[3:].decode(), "import sys")
     assert out == BOM_APP.replace(b"import os\n", b"import os\nimport sys\n")

@@ -8,17 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo, tm, write
 from tinymem.etv import verify
 from tinymem.ledger import current
 from tinymem.repository import open_repo
-
-
-def _init(repo: Path, files: dict[str, str | bytes]) -> None:
-    for rel, text in files.items():
-        write(repo, rel, text)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
 
 
 def _stale(repo: Path) -> set[str]:
@@ -27,7 +20,7 @@ def _stale(repo: Path) -> set[str]:
 
 
 def test_edit_makes_exactly_the_touched_entities_stale_and_adopt_clears(repo: Path) -> None:
-    _init(repo, {"app.py": PY_APP, "other.py": "def other():\n    return 0\n"})
+    init_repo(repo, {"app.py": PY_APP, "other.py": "def other():\n    return 0\n"}, commit=False)
     assert _stale(repo) == set()
     write(repo, "app.py", PY_APP.replace("return path\n", "return path.upper()\n"))
     assert _stale(repo) == {"app.py::Client", "app.py::Client.get"}
@@ -43,7 +36,7 @@ def test_edit_makes_exactly_the_touched_entities_stale_and_adopt_clears(repo: Pa
 
 
 def test_edit_outside_entities_marks_file_but_no_entity(repo: Path) -> None:
-    _init(repo, {"app.py": PY_APP})
+    init_repo(repo, {"app.py": PY_APP}, commit=False)
     write(repo, "app.py", PY_APP.replace("import os\n", "import os\nimport sys\n"))
     r = open_repo(str(repo))
     report = verify(r, current(r))
@@ -52,13 +45,14 @@ def test_edit_outside_entities_marks_file_but_no_entity(repo: Path) -> None:
 
 
 def test_missing_unreadable_and_symlinked_files_are_stale(repo: Path) -> None:
-    _init(
+    init_repo(
         repo,
         {
             "a.py": "def a():\n    pass\n",
             "b.py": "def b():\n    pass\n",
             "c.py": "def c():\n    pass\n",
         },
+        commit=False,
     )
     os.unlink(repo / "a.py")
     os.unlink(repo / "b.py")
@@ -75,7 +69,7 @@ def test_missing_unreadable_and_symlinked_files_are_stale(repo: Path) -> None:
 
 def test_crlf_checkout_is_not_stale(repo: Path) -> None:
     git(repo, "config", "core.autocrlf", "true")
-    _init(repo, {"win.py": "def w():\r\n    return 1\r\n"})
+    init_repo(repo, {"win.py": "def w():\r\n    return 1\r\n"}, commit=False)
     assert _stale(repo) == set()
     text = git(repo, "show", "refs/tinymem/heads/main:files/win.py")
     assert "\r" not in text  # stored as git stores it, filters applied
@@ -92,7 +86,7 @@ def test_crlf_checkout_is_not_stale(repo: Path) -> None:
     ],
 )
 def test_odd_files_round_trip(repo: Path, name: str, content: bytes) -> None:
-    _init(repo, {name: content, "keep.py": "def k():\n    pass\n"})
+    init_repo(repo, {name: content, "keep.py": "def k():\n    pass\n"}, commit=False)
     assert _stale(repo) == set()
     assert git(repo, "cat-file", "-s", f"refs/tinymem/heads/main:files/{name}").strip() == str(
         len(content)
@@ -105,7 +99,7 @@ def test_odd_files_round_trip(repo: Path, name: str, content: bytes) -> None:
 
 
 def test_touch_without_change_stays_clean_and_stat_cache_is_derived(repo: Path) -> None:
-    _init(repo, {"a.py": "def a():\n    pass\n"})
+    init_repo(repo, {"a.py": "def a():\n    pass\n"}, commit=False)
     assert _stale(repo) == set()
     os.utime(repo / "a.py", (1, 1))
     assert _stale(repo) == set()
@@ -118,7 +112,7 @@ def test_touch_without_change_stays_clean_and_stat_cache_is_derived(repo: Path) 
 
 
 def test_same_size_edit_within_the_same_second_is_seen(repo: Path) -> None:
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     assert _stale(repo) == set()
     st = os.stat(repo / "a.py")
     write(repo, "a.py", "def a():\n    return 2\n")
@@ -129,7 +123,7 @@ def test_same_size_edit_within_the_same_second_is_seen(repo: Path) -> None:
 def test_a_stat_cache_of_an_older_format_is_ignored(repo: Path) -> None:
     import marshal
 
-    _init(repo, {"a.py": "def a():\n    pass\n"})
+    init_repo(repo, {"a.py": "def a():\n    pass\n"}, commit=False)
     cache = repo / ".git" / "tinymem" / "statcache"
     cache.write_bytes(marshal.dumps({"v": 1, "tree": None}))
     proc = tm(repo, "status", "--check")
@@ -137,7 +131,7 @@ def test_a_stat_cache_of_an_older_format_is_ignored(repo: Path) -> None:
 
 
 def test_garbage_in_the_state_ref_is_reported_as_corrupt(repo: Path) -> None:
-    _init(repo, {"a.py": "x = 1\n"})
+    init_repo(repo, {"a.py": "x = 1\n"}, commit=False)
     (repo / ".git" / "refs" / "tinymem" / "heads" / "main").write_text("garbage\n")
     proc = tm(repo, "status")
     assert proc.returncode == 13, proc.stderr
@@ -146,14 +140,16 @@ def test_garbage_in_the_state_ref_is_reported_as_corrupt(repo: Path) -> None:
 
 def test_attributes_file_turns_on_filtered_hashing(repo: Path) -> None:
     write(repo, ".gitattributes", "*.txt text eol=crlf\n")
-    _init(repo, {"a.txt": "one\r\ntwo\r\n"})
+    init_repo(repo, {"a.txt": "one\r\ntwo\r\n"}, commit=False)
     assert _stale(repo) == set()
     assert "\r" not in git(repo, "show", "refs/tinymem/heads/main:files/a.txt")
 
 
 @pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
 def test_edits_hidden_from_git_by_index_flags_are_still_stale(repo: Path, flag: str) -> None:
-    _init(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"})
+    init_repo(
+        repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"}, commit=False
+    )
     git(repo, "commit", "-qm", "base")
     git(repo, "update-index", flag, "a.py")
     write(repo, "a.py", "def a():\n    return 2\n")
@@ -162,7 +158,7 @@ def test_edits_hidden_from_git_by_index_flags_are_still_stale(repo: Path, flag: 
 
 
 def test_files_tm_tracks_but_git_does_not_are_checked(repo: Path) -> None:
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     write(repo, "notes.py", "def n():\n    return 1\n")
     assert tm(repo, "adopt", "notes.py").returncode == 0  # untracked by git
     assert _stale(repo) == set()
@@ -171,7 +167,11 @@ def test_files_tm_tracks_but_git_does_not_are_checked(repo: Path) -> None:
 
 
 def test_status_and_state_limit_to_the_named_files_and_directories(repo: Path) -> None:
-    _init(repo, {"lib/a.py": "def a():\n    pass\n", "lib2/b.py": "def b():\n    pass\n"})
+    init_repo(
+        repo,
+        {"lib/a.py": "def a():\n    pass\n", "lib2/b.py": "def b():\n    pass\n"},
+        commit=False,
+    )
     write(repo, "lib/a.py", "def a():\n    return 1\n")
     write(repo, "lib2/b.py", "def b():\n    return 1\n")
     status = json.loads(tm(repo, "status", "--json", "lib").stdout)
@@ -185,7 +185,11 @@ def test_nested_attributes_file_found_in_gits_listing_turns_on_filtered_hashing(
     repo: Path,
 ) -> None:
     # No .gitattributes at the top: only the index listing the probe reads knows about it.
-    _init(repo, {"sub/.gitattributes": "*.txt text eol=crlf\n", "sub/a.txt": "one\r\ntwo\r\n"})
+    init_repo(
+        repo,
+        {"sub/.gitattributes": "*.txt text eol=crlf\n", "sub/a.txt": "one\r\ntwo\r\n"},
+        commit=False,
+    )
     os.utime(repo / "sub" / "a.txt", (1, 1))  # stat-dirty: git lists it, tm must hash it
     proc = tm(repo, "status", "--json", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -193,7 +197,9 @@ def test_nested_attributes_file_found_in_gits_listing_turns_on_filtered_hashing(
 
 
 def test_status_from_a_subdirectory_checks_the_whole_tree(repo: Path) -> None:
-    _init(repo, {"lib/a.py": "def a():\n    pass\n", "top.py": "def t():\n    pass\n"})
+    init_repo(
+        repo, {"lib/a.py": "def a():\n    pass\n", "top.py": "def t():\n    pass\n"}, commit=False
+    )
     write(repo, "top.py", "def t():\n    return 1\n")
     proc = tm(repo / "lib", "status", "--json")
     doc = json.loads(proc.stdout)
@@ -204,7 +210,7 @@ def test_status_from_a_subdirectory_checks_the_whole_tree(repo: Path) -> None:
 
 
 def test_status_text_piped_is_plain_and_keeps_brackets(repo: Path) -> None:
-    _init(repo, {"a[b].py": "def f():\n    pass\n"})
+    init_repo(repo, {"a[b].py": "def f():\n    pass\n"}, commit=False)
     write(repo, "a[b].py", "def f():\n    return 1\n")
     proc = tm(repo, "status")
     assert proc.returncode == 0, proc.stderr
@@ -222,7 +228,9 @@ def test_a_cache_whose_header_loads_but_columns_do_not_is_never_an_empty_listing
 ) -> None:
     import marshal
 
-    _init(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"})
+    init_repo(
+        repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"}, commit=False
+    )
     git(repo, "commit", "-qm", "base")
     assert _stale(repo) == set()  # writes the stat cache
     cache = repo / ".git" / "tinymem" / "statcache"
@@ -242,7 +250,7 @@ def test_a_cache_whose_header_loads_but_columns_do_not_is_never_an_empty_listing
 def test_git_environment_pointing_elsewhere_never_hides_an_edit(repo: Path, tmp_path: Path) -> None:
     # GIT_DIR/GIT_WORK_TREE name another work tree whose copy of a.py is unchanged: git must
     # still be asked about the work tree tm verifies.
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "a.py").write_bytes((repo / "a.py").read_bytes())
@@ -258,8 +266,8 @@ def test_git_dir_of_another_repository_is_not_read_as_ours(repo: Path, tmp_path:
     other = tmp_path / "other"
     other.mkdir()
     git(other, "init", "-q")
-    _init(other, {"a.py": "def a():\n    return 1\n"})
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(other, {"a.py": "def a():\n    return 1\n"}, commit=False)
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     write(repo, "a.py", "def a():\n    return 2\n")
     proc = tm(repo, "status", "--check", env={"GIT_DIR": str(other / ".git")})
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -267,7 +275,7 @@ def test_git_dir_of_another_repository_is_not_read_as_ours(repo: Path, tmp_path:
 
 
 def test_status_with_closed_or_broken_output_streams(repo: Path) -> None:
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     argv = [sys.executable, "-m", "tinymem", "status", "--check"]
     closed_out = subprocess.run(argv, cwd=repo, stdout=subprocess.DEVNULL, close_fds=True)
     assert closed_out.returncode == 0
@@ -280,7 +288,7 @@ def test_status_with_closed_or_broken_output_streams(repo: Path) -> None:
 
 
 def test_status_from_a_deleted_directory_is_one_sentence(repo: Path) -> None:
-    _init(repo, {"a.py": "def a():\n    return 1\n"})
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     gone = repo / "gone"
     gone.mkdir()
     script = f'cd "{gone}" && rmdir "{gone}" && exec "$@"'

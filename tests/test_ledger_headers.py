@@ -13,7 +13,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, git, tm, tm_ask
 from tests.modelserver import ModelServer
 from tinymem.ask import AskOptions, prepare
 from tinymem.askcontinue import previous_conversation
@@ -38,17 +38,13 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield kinds
 
 
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "first")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def test_a_prompt_never_parses_the_init_record(
-    repo: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch
+    repo: Path, initialised: Initialise, parsed: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _init(repo)
+    initialised(APP, message="first")
     prep = prepare(open_repo(str(repo)), AskOptions(prompt="fix Client.get"))
     assert prep.hydration.hydrated
     assert "init" not in parsed
@@ -62,9 +58,9 @@ def test_a_prompt_never_parses_the_init_record(
 
 
 def test_records_past_init_are_read_as_before(
-    repo: Path, server: ModelServer, parsed: list[str]
+    repo: Path, initialised: Initialise, server: ModelServer, parsed: list[str]
 ) -> None:
-    _init(repo)
+    initialised(APP, message="first")
     server.add("```python path=app.py\ndef fetch_user(uid):\n    return {'id': uid}\n```\n")
     assert tm_ask(repo, server, "quote fetch_user", "--json").returncode == 0
     assert tm(repo, "note", "add", "fact", "ids are ints").returncode == 0
@@ -76,8 +72,10 @@ def test_records_past_init_are_read_as_before(
     assert got[1][1].transitions  # the ask's proposal, read from its record
 
 
-def test_a_header_is_what_the_record_says(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_header_is_what_the_record_says(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP, message="first")
     server.add("A reply\n\nwith no code.\n")
     assert tm_ask(repo, server, "explain\n\nfetch_user: why?").returncode == 0
     assert tm(repo, "note", "add", "gotcha", "tm: colons and\n\nblank lines").returncode == 0
@@ -96,8 +94,10 @@ def test_a_header_is_what_the_record_says(repo: Path, server: ModelServer) -> No
     assert kinds == ["note", "ask", "init"]
 
 
-def test_a_message_tm_did_not_write_is_read_from_the_record(repo: Path) -> None:
-    _init(repo)
+def test_a_message_tm_did_not_write_is_read_from_the_record(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised(APP, message="first")
     store = open_repo(str(repo))
     tip = store.state_tip()
     assert tip is not None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo, tm, write
 from tinymem.objectpacking import loose_estimate, pack_if_needed
 
 
@@ -76,10 +76,7 @@ def test_episodes_keep_the_repository_under_gc_auto(repo: Path) -> None:
     later episodes never leave git a reason to repack on the user's next commit, and the
     ledger stays whole."""
     git(repo, "config", "gc.auto", "512")
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"app.py": PY_APP})
     _commit_blobs(repo, 2, "before")  # git's estimate 512: over half of gc.auto
     write(repo, "app.py", PY_APP + "\n\ndef added():\n    return 0\n")
     assert tm(repo, "adopt", "app.py").returncode == 0

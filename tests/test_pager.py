@@ -12,14 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, git, tm
 
-
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def _on_a_terminal(repo: Path, *argv: str, env: dict[str, str]) -> str:
@@ -52,9 +47,9 @@ def _on_a_terminal(repo: Path, *argv: str, env: dict[str, str]) -> str:
     "command", [("log",), ("state",), ("show", "HEAD"), ("diff",), ("blame", "app.py")]
 )
 def test_read_commands_page_on_a_terminal(
-    repo: Path, tmp_path: Path, command: tuple[str, ...]
+    repo: Path, initialised: Initialise, tmp_path: Path, command: tuple[str, ...]
 ) -> None:
-    _init(repo)
+    initialised(APP)
     if command[0] == "show":
         command = ("show", git(repo, "rev-parse", "refs/tinymem/heads/main").strip())
     paged = tmp_path / "paged.txt"
@@ -67,15 +62,15 @@ def test_read_commands_page_on_a_terminal(
     assert not paged.exists()
 
 
-def test_dash_p_is_no_pager(repo: Path, tmp_path: Path) -> None:
-    _init(repo)
+def test_dash_p_is_no_pager(repo: Path, initialised: Initialise, tmp_path: Path) -> None:
+    initialised(APP)
     paged = tmp_path / "paged.txt"
     shown = _on_a_terminal(repo, "-P", "log", env={"GIT_PAGER": f"cat > {paged}"})
     assert not paged.exists() and "init" in shown
 
 
-def test_core_pager_and_pipes(repo: Path, tmp_path: Path) -> None:
-    _init(repo)
+def test_core_pager_and_pipes(repo: Path, initialised: Initialise, tmp_path: Path) -> None:
+    initialised(APP)
     paged = tmp_path / "paged.txt"
     git(repo, "config", "core.pager", f"cat > {paged}")
     _on_a_terminal(repo, "log", env={})
@@ -86,10 +81,11 @@ def test_core_pager_and_pipes(repo: Path, tmp_path: Path) -> None:
     assert not paged.exists()
 
 
-def test_a_narrow_terminal_never_cuts_the_end_of_an_entity_key(repo: Path) -> None:
+def test_a_narrow_terminal_never_cuts_the_end_of_an_entity_key(
+    repo: Path, initialised: Initialise
+) -> None:
     path = "src/a_rather_long_package_name/with_a_long_module_name.py"
-    write(repo, path, "def the_function_whose_name_ends_here():\n    return 1\n")
-    _init(repo)
+    initialised({path: "def the_function_whose_name_ends_here():\n    return 1\n", **APP})
     shown = _on_a_terminal(repo, "--no-pager", "state", env={"COLUMNS": "60"})
     lines = re.sub(r"\x1b\[[0-9;]*m", "", shown).splitlines()
     assert "\u2026" not in shown

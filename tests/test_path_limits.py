@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, git, tm, tm_ask
 from tests.modelserver import ModelServer
 from tinymem.errors import UnsafePathError
 from tinymem.paths import MAX_COMPONENTS, MAX_NAME_BYTES, MAX_PATH_BYTES, repo_relative
@@ -52,15 +52,12 @@ def test_the_limits_themselves_are_accepted(tmp_path: Path) -> None:
     assert repo_relative(str(tmp_path), "./" + deep(MAX_COMPONENTS).replace("/", "//"))
 
 
-def _init(repo: Path) -> str:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
-    return git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+FILES = {"a.py": "def a():\n    return 1\n"}
 
 
-def test_adopt_path_refuses_a_deep_path_before_writing(repo: Path) -> None:
-    tip = _init(repo)
+def test_adopt_path_refuses_a_deep_path_before_writing(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES, commit=False)
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     proc = tm(repo, "adopt", "--path", deep(2100), input="x = 1\n")
     assert proc.returncode == 11, proc.stderr
     assert proc.stderr.startswith("tm: refused path") and proc.stderr.count("\n") == 1
@@ -75,8 +72,10 @@ def test_adopt_path_refuses_a_deep_path_before_writing(repo: Path) -> None:
     assert tm(repo, "rebuild").returncode == 0
 
 
-def test_a_reply_naming_a_deep_path_proposes_nothing(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_reply_naming_a_deep_path_proposes_nothing(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     # A diff's header is where a reply can name a path this long (an info string cannot).
     server.add(f"```diff\n--- /dev/null\n+++ b/{deep(2100)}\n@@ -0,0 +1 @@\n+x = 1\n```\n")
     proc = tm_ask(repo, server, "add x", "--json")

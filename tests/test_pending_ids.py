@@ -12,7 +12,7 @@ import pytest
 
 import tinymem.pendingids as pendingids
 import tinymem.statemap as statemap
-from tests.conftest import git, tm, write
+from tests.conftest import Initialise, tm
 from tinymem.gitobjects import MODE_TREE, ObjectWriter
 from tinymem.ledger import Draft, Episode, commit_episode, current
 from tinymem.proposalrecords import Proposal, ProposedEntity, pending, store
@@ -48,11 +48,8 @@ def _record(repo: Repo, statuses: dict[str, str]) -> None:
 
 
 @pytest.fixture
-def initialised(repo: Path) -> Repo:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
-    return open_repo(str(repo))
+def opened(initialised: Initialise) -> Repo:
+    return open_repo(str(initialised({"a.py": "def a():\n    return 1\n"}, commit=False)))
 
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -69,9 +66,9 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_records_are_read_once_and_the_answer_is_pendings(
-    initialised: Repo, monkeypatch: pytest.MonkeyPatch
+    opened: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = initialised
+    repo = opened
     reads = _reads(monkeypatch)
     ids = {f"{n:06x}": "pending" if n % 3 else "rejected" for n in range(60)}
     _record(repo, ids)
@@ -102,11 +99,11 @@ def test_records_are_read_once_and_the_answer_is_pendings(
 
 
 def test_a_state_view_parses_a_large_subtree_once(
-    initialised: Repo, monkeypatch: pytest.MonkeyPatch
+    opened: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # libgit2 caches no tree over 4 KiB: each lookup in proposals/ parsed it again, so
     # reading every proposal was quadratic in their number.
-    repo = initialised
+    repo = opened
     _record(repo, {f"{n:06x}": "pending" for n in range(200)})
     parsed: list[str] = []
     real = statemap.read_tree

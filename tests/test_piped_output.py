@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, tm, tm_ask
 from tests.modelserver import ModelServer
 
 LONG_DIR = "src/requests_toolbelt/multipart/adapters/very_long_directory_name"
@@ -17,15 +17,11 @@ CODE = (
 )
 
 
-def _init(repo: Path) -> None:
-    write(repo, LONG, CODE)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {LONG: CODE}
 
 
-def test_state_piped_prints_every_key_whole(repo: Path) -> None:
-    _init(repo)
+def test_state_piped_prints_every_key_whole(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES)
     proc = tm(repo, "state")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -36,8 +32,10 @@ def test_state_piped_prints_every_key_whole(repo: Path) -> None:
     assert all(line.split("\t")[2] == "AUTHORITATIVE" for line in lines)
 
 
-def test_log_and_proposals_piped_are_complete(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_log_and_proposals_piped_are_complete(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     model = "openai/a-model-name-that-is-much-longer-than-any-column-would-allow"
     method = "    def a_method_with_a_rather_long_descriptive_name(self):\n        return 2\n"
     server.add(f"```python path={LONG}\n{method}```\n")

@@ -5,14 +5,18 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo, tm, write
 
 
 def test_rebuild_agrees_after_a_mixed_history(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "lib/util.go", "package lib\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
-    git(repo, "add", ".")
-    tm(repo, "init")
+    init_repo(
+        repo,
+        {
+            "app.py": PY_APP,
+            "lib/util.go": "package lib\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
+        },
+        commit=False,
+    )
     write(repo, "app.py", PY_APP.replace("return path\n", "return path + '/'\n"))
     tm(repo, "adopt", "app.py")
     write(repo, "extra.md", "hello\n")
@@ -33,9 +37,7 @@ def test_rebuild_agrees_after_a_mixed_history(repo: Path) -> None:
 
 
 def test_rebuild_reports_a_tampered_state(repo: Path) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    tm(repo, "init")
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"}, commit=False)
     # Forge a commit whose State Map lost an entity without any episode saying so.
     tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
     tree = git(repo, "rev-parse", f"{tip}^{{tree}}").strip()

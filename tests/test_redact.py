@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, git, tm
 from tests.modelserver import ModelServer, ScriptedReply
 from tinymem.redact import redact, redact_url
 
@@ -24,11 +24,10 @@ def test_urls_lose_their_credentials() -> None:
     assert "pa55word" not in said and "bob" not in said
 
 
-def test_the_ledger_and_stderr_hold_no_credential(repo: Path, server: ModelServer) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+def test_the_ledger_and_stderr_hold_no_credential(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"app.py": PY_APP})
     # The endpoint echoes the key it was sent, as some proxies do.
     server.add(ScriptedReply(failure="server_error", status_message=f"bad key {KEY} for user"))
     base = server.openai_base.replace("http://", "http://alice:hunter22@")
@@ -72,12 +71,9 @@ def test_urls_lose_the_credentials_of_their_query(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_key_in_the_api_base_query_reaches_neither_stderr_nor_the_ledger(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": PY_APP})
     server.add(ScriptedReply(failure="not_found"))
     base = f"{server.openai_base}?key={KEY}"
     env = {"OPENAI_API_KEY": KEY}

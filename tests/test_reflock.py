@@ -10,19 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, Initialise, tm, write
 from tests.modelserver import ModelServer
 from tinymem import askrecord as ask_module
 from tinymem.ask import AskOptions, ask
 from tinymem.errors import ConcurrencyError
 from tinymem.repository import open_repo
 
+APP = {"app.py": PY_APP}
 
-def _init(repo: Path) -> Path:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+
+def _stale_lock(repo: Path) -> Path:
+    """The ledger ref's lock, as a process killed a minute ago left it."""
     lock = repo / ".git" / "refs" / "tinymem" / "heads" / "main.lock"
     lock.write_text("")
     old = time.time() - 60
@@ -30,8 +29,10 @@ def _init(repo: Path) -> Path:
     return lock
 
 
-def test_a_stale_ref_lock_is_reported_then_removed_by_the_next_write(repo: Path) -> None:
-    lock = _init(repo)
+def test_a_stale_ref_lock_is_reported_then_removed_by_the_next_write(
+    repo: Path, initialised: Initialise
+) -> None:
+    lock = _stale_lock(initialised(APP))
     doctor = json.loads(tm(repo, "doctor", "--json").stdout)
     found = [c for c in doctor["checks"] if c["check"] == "interrupted"]
     assert found[0]["status"] == "warn" and "main.lock" in found[0]["message"]
@@ -43,9 +44,9 @@ def test_a_stale_ref_lock_is_reported_then_removed_by_the_next_write(repo: Path)
 
 
 def test_a_reply_the_ledger_cannot_take_is_saved(
-    repo: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+    repo: Path, initialised: Initialise, server: ModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _init(repo).unlink()
+    _stale_lock(initialised(APP)).unlink()
     server.add("```python path=app.py\ndef fetch_user(uid):\n    return None\n```\n")
 
     def busy(*_args: object, **_kwargs: object) -> None:

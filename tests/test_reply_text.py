@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MODEL_ENV, git, tm, tm_ask, write
+from tests.conftest import MODEL_ENV, Initialise, tm, tm_ask
 from tests.modelserver import ModelServer, ScriptedReply
 
 _CHUNK = (
@@ -45,14 +45,13 @@ def not_utf8() -> Iterator[str]:
     server.server_close()
 
 
-def _init(repo: Path) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+FILES = {"a.py": "def a():\n    return 1\n"}
 
 
-def test_bytes_that_are_not_utf8_are_an_unusable_reply(repo: Path, not_utf8: str) -> None:
-    _init(repo)
+def test_bytes_that_are_not_utf8_are_an_unusable_reply(
+    repo: Path, initialised: Initialise, not_utf8: str
+) -> None:
+    initialised(FILES, commit=False)
     argv = ["ask", "x", "-m", "openai/test", "--api-base", not_utf8]
     proc = tm(repo, *argv, env=MODEL_ENV)
     assert proc.returncode == 9, proc.stderr
@@ -62,9 +61,9 @@ def test_bytes_that_are_not_utf8_are_an_unusable_reply(repo: Path, not_utf8: str
 
 @pytest.mark.parametrize("json_output", [False, True])
 def test_a_lone_surrogate_is_an_unusable_reply(
-    repo: Path, server: ModelServer, json_output: bool
+    repo: Path, initialised: Initialise, server: ModelServer, json_output: bool
 ) -> None:
-    _init(repo)
+    initialised(FILES, commit=False)
     # Printed as it streams (the terminal's encoder failed: exit 6) or not (recording
     # failed: an internal error, exit 10); either way the reply is what is wrong.
     server.add(ScriptedReply(text="```python path=a.py\nx = '\ud83d'\n```\n"))

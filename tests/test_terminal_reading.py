@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MODEL_ENV, ask_argv, git, tm, tm_ask, write
+from tests.conftest import MODEL_ENV, Initialise, ask_argv, git, tm, tm_ask
 from tests.modelserver import ModelServer
 
 LONG = "src/requests_toolbelt/multipart/adapters/very_long_directory_name/encoder_module.py"
@@ -44,11 +44,7 @@ SGR = re.compile(r"\x1b\[([0-9;]*)m")
 ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Z]")
 
 
-def _init(repo: Path) -> None:
-    write(repo, LONG, APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {LONG: APP}
 
 
 def _terminal(
@@ -99,9 +95,9 @@ def _colours(shown: str) -> list[list[str]]:
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_ask_on_a_terminal_prints_the_whole_answer_once(
-    repo: Path, server: ModelServer, columns: int
+    repo: Path, initialised: Initialise, server: ModelServer, columns: int
 ) -> None:
-    _init(repo)
+    initialised(FILES)
     server.add(f"Here is the change.\n\n{PARAGRAPH}\n\n{BROKEN}", FIXED)
     argv = ask_argv(server, f"fix the hook in {LONG}")
     code, shown = _terminal(repo, argv, columns, MODEL_ENV)
@@ -124,8 +120,10 @@ def test_ask_on_a_terminal_prints_the_whole_answer_once(
     assert "…" not in listing
 
 
-def test_ask_piped_prints_the_reply_as_received(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_ask_piped_prints_the_reply_as_received(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     server.add(f"Here is the change.\n\n{PARAGRAPH}\n\n{FIXED}")
     proc = tm_ask(repo, server, "fix the hook")
     assert proc.returncode == 0, proc.stderr
@@ -134,10 +132,12 @@ def test_ask_piped_prints_the_reply_as_received(repo: Path, server: ModelServer)
     assert row.split("\t")[1] == LONG
 
 
-def test_code_and_diffs_use_the_terminals_own_colours(repo: Path, server: ModelServer) -> None:
+def test_code_and_diffs_use_the_terminals_own_colours(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     """No fixed foreground (monokai's near-white, or any 256-colour or true colour) and no
     background: what is readable on a dark terminal stays readable on a light one."""
-    _init(repo)
+    initialised(FILES)
     server.add(f"Done:\n\n{FIXED}")
     code, asked = _terminal(repo, ask_argv(server, "fix the hook"), 80, MODEL_ENV)
     assert code == 0, _plain(asked)
@@ -152,8 +152,10 @@ def test_code_and_diffs_use_the_terminals_own_colours(repo: Path, server: ModelS
 
 
 @pytest.mark.parametrize("columns", [80, 120])
-def test_state_on_a_terminal_keeps_each_entity_key_on_one_line(repo: Path, columns: int) -> None:
-    _init(repo)
+def test_state_on_a_terminal_keeps_each_entity_key_on_one_line(
+    repo: Path, initialised: Initialise, columns: int
+) -> None:
+    initialised(FILES)
     code, shown = _terminal(repo, ["--no-pager", "state"], columns)
     assert code == 0, shown
     lines = _plain(shown).splitlines()
@@ -163,8 +165,10 @@ def test_state_on_a_terminal_keeps_each_entity_key_on_one_line(repo: Path, colum
         assert any(re.match(rf"\s*{re.escape(key)}(\s|$)", ln) for ln in lines), (key, lines)
 
 
-def test_diff_keeps_its_colours_when_paged(repo: Path, server: ModelServer, tmp_path: Path) -> None:
-    _init(repo)
+def test_diff_keeps_its_colours_when_paged(
+    repo: Path, initialised: Initialise, server: ModelServer, tmp_path: Path
+) -> None:
+    initialised(FILES)
     server.add(FIXED)
     assert tm_ask(repo, server, "fix the hook").returncode == 0
     paged = tmp_path / "paged.txt"
@@ -180,9 +184,9 @@ def test_diff_keeps_its_colours_when_paged(repo: Path, server: ModelServer, tmp_
 
 
 def test_log_piped_is_tab_separated_and_speaks_of_the_ids_tm_prints(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(FILES)
     server.add(FIXED)
     asked = json.loads(tm_ask(repo, server, "fix the hook", "--json").stdout)
     lines = tm(repo, "log").stdout.splitlines()
@@ -197,8 +201,10 @@ def test_log_piped_is_tab_separated_and_speaks_of_the_ids_tm_prints(
         assert shown.returncode == 0 and shown.stdout.startswith(f"episode {episode}")
 
 
-def test_read_commands_take_gits_short_forms(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_read_commands_take_gits_short_forms(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     server.add(FIXED, FIXED)
     for _ in range(2):
         assert tm_ask(repo, server, "fix the hook").returncode == 0
@@ -213,9 +219,11 @@ def test_read_commands_take_gits_short_forms(repo: Path, server: ModelServer) ->
 
 
 @pytest.mark.parametrize("argv", [["show", "LATEST"], ["diff"], ["log"], ["state"]])
-def test_a_closed_pipe_ends_like_git(repo: Path, server: ModelServer, argv: list[str]) -> None:
+def test_a_closed_pipe_ends_like_git(
+    repo: Path, initialised: Initialise, server: ModelServer, argv: list[str]
+) -> None:
     """`tm show | head -1`: the reader is gone before tm writes; git exits 141, silently."""
-    _init(repo)
+    initialised(FILES)
     server.add(FIXED)
     assert tm_ask(repo, server, "fix the hook").returncode == 0
     latest = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
@@ -232,9 +240,11 @@ def test_a_closed_pipe_ends_like_git(repo: Path, server: ModelServer, argv: list
     assert (proc.returncode, proc.stderr) == (141, b"")
 
 
-def test_ask_into_a_closed_pipe_records_the_whole_reply(repo: Path, server: ModelServer) -> None:
+def test_ask_into_a_closed_pipe_records_the_whole_reply(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
     """`tm ask … | head -1`: the reply the model is sending is still read and recorded."""
-    _init(repo)
+    initialised(FILES)
     reply = f"{PARAGRAPH}\n" * 40 + FIXED
     server.add(reply)
     reader, writer = os.pipe()

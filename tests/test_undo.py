@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import DIE_AFTER_RENAME, PY_APP, git, tm, tm_ask, tm_patched, write
+from tests.conftest import DIE_AFTER_RENAME, PY_APP, Initialise, git, tm, tm_ask, tm_patched, write
 from tests.modelserver import ModelServer
 
 NEW_FETCH = """def fetch_user(uid, retries=3):
@@ -18,13 +18,7 @@ NEW_FETCH = """def fetch_user(uid, retries=3):
 ACCEPTED = PY_APP.replace('def fetch_user(uid):\n    return {"id": uid}', NEW_FETCH)
 METHOD_REPLY = f"Sure:\n\n```python path=app.py\n{NEW_FETCH}\n```\n"
 NEW_FILE = 'def helper():\n    return "help"\n'
-
-
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def _accept(repo: Path, server: ModelServer, reply: str, *extra: str) -> str:
@@ -57,9 +51,9 @@ def _log(repo: Path) -> list[dict[str, Any]]:
 
 
 def test_undo_of_a_method_accept_gives_the_file_back_and_is_logged(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     accepted = _accept(repo, server, METHOD_REPLY)
     assert (repo / "app.py").read_text() == ACCEPTED
     doc = _undo(repo)  # no argument: the latest accept
@@ -84,9 +78,9 @@ def test_undo_of_a_method_accept_gives_the_file_back_and_is_logged(
 
 
 def test_blame_after_an_undo_attributes_the_restored_lines_to_the_undo(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     _accept(repo, server, METHOD_REPLY)
     doc = _undo(repo)
     lines = json.loads(tm(repo, "blame", "app.py", "--json").stdout)["lines"]
@@ -95,8 +89,10 @@ def test_blame_after_an_undo_attributes_the_restored_lines_to_the_undo(
     assert by_text["class Client:"]["kind"] == "init"  # untouched lines keep their origin
 
 
-def test_undo_of_a_whole_file_accept(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_undo_of_a_whole_file_accept(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     whole = PY_APP.replace("import os\n", "import os\nimport sys\n")
     _accept(repo, server, f"Here:\n\n```python path=app.py\n{whole}```\n")
     assert (repo / "app.py").read_text() == whole
@@ -106,9 +102,9 @@ def test_undo_of_a_whole_file_accept(repo: Path, server: ModelServer) -> None:
 
 
 def test_undo_of_a_new_file_removes_it_and_undo_of_the_undo_brings_it_back(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     accepted = _accept(repo, server, f"New:\n\n```python path=lib/helper.py\n{NEW_FILE}```\n")
     assert (repo / "lib" / "helper.py").read_text() == NEW_FILE
     undone = _undo(repo, accepted)
@@ -126,8 +122,10 @@ def test_undo_of_a_new_file_removes_it_and_undo_of_the_undo_brings_it_back(
     assert _undo(repo, "--dry-run")["undid"] == accepted
 
 
-def test_undo_of_a_deletion_brings_the_file_back(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_undo_of_a_deletion_brings_the_file_back(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     server.add("Remove it.\n\nDELETE: app.py\n")
     asked = tm_ask(repo, server, "drop app.py", "--json")
     (prop,) = json.loads(asked.stdout)["proposals"]
@@ -140,8 +138,8 @@ def test_undo_of_a_deletion_brings_the_file_back(repo: Path, server: ModelServer
     _clean(repo)
 
 
-def test_undo_of_an_adopt(repo: Path) -> None:
-    _init(repo)
+def test_undo_of_an_adopt(repo: Path, initialised: Initialise) -> None:
+    initialised(APP)
     (repo / "app.py").unlink()
     adopted = json.loads(tm(repo, "adopt", "app.py", "--json").stdout)["episode"]
     doc = _undo(repo, adopted)
@@ -150,8 +148,10 @@ def test_undo_of_an_adopt(repo: Path) -> None:
     _clean(repo)
 
 
-def test_refused_after_a_later_hand_edit_then_forced(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_refused_after_a_later_hand_edit_then_forced(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     accepted = _accept(repo, server, METHOD_REPLY)
     edited = ACCEPTED.replace("retries=3", "retries=5")
     write(repo, "app.py", edited)
@@ -171,8 +171,10 @@ def test_refused_after_a_later_hand_edit_then_forced(repo: Path, server: ModelSe
     _clean(repo)
 
 
-def test_refused_after_a_later_accept_of_the_same_entity(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_refused_after_a_later_accept_of_the_same_entity(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     first = _accept(repo, server, METHOD_REPLY)
     later_fetch = NEW_FETCH.replace("retries=3", "retries=4")
     second = _accept(repo, server, f"Again:\n\n```python path=app.py\n{later_fetch}\n```\n")
@@ -188,8 +190,10 @@ def test_refused_after_a_later_accept_of_the_same_entity(repo: Path, server: Mod
     _clean(repo)
 
 
-def test_undo_across_a_commit_is_an_ordinary_modification(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_undo_across_a_commit_is_an_ordinary_modification(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     _accept(repo, server, METHOD_REPLY)
     git(repo, "commit", "-qam", "the accept")
     _undo(repo)
@@ -199,8 +203,10 @@ def test_undo_across_a_commit_is_an_ordinary_modification(repo: Path, server: Mo
     _clean(repo)
 
 
-def test_dry_run_writes_nothing_and_prints_the_diff(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_dry_run_writes_nothing_and_prints_the_diff(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(APP)
     _accept(repo, server, METHOD_REPLY)
     tip = git(repo, "rev-parse", "refs/tinymem/heads/main")
     proc = tm(repo, "undo", "--dry-run")
@@ -213,9 +219,9 @@ def test_dry_run_writes_nothing_and_prints_the_diff(repo: Path, server: ModelSer
 
 
 def test_unknown_other_branch_and_unfit_episodes_are_one_sentence(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     git(repo, "switch", "-qc", "other")
     accepted = _accept(repo, server, METHOD_REPLY)
     git(repo, "commit", "-qam", "on other")
@@ -238,9 +244,9 @@ def _undo_dying(repo: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_kill_mid_undo_is_rolled_back_by_the_next_command(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(APP)
     _accept(repo, server, METHOD_REPLY)
     tip = git(repo, "rev-parse", "refs/tinymem/heads/main")
     proc = _undo_dying(repo)
@@ -279,8 +285,10 @@ def test_undo_of_a_deletion_brings_an_executable_file_back_executable(
     _clean(repo)
 
 
-def test_undo_of_an_adopt_that_made_a_file_executable_takes_the_bit_back(repo: Path) -> None:
-    _init(repo)
+def test_undo_of_an_adopt_that_made_a_file_executable_takes_the_bit_back(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised(APP)
     edited = PY_APP + "\n\ndef main():\n    pass\n"
     write(repo, "app.py", edited)
     (repo / "app.py").chmod(0o755)
@@ -297,11 +305,11 @@ def test_undo_of_an_adopt_that_made_a_file_executable_takes_the_bit_back(repo: P
 
 
 def test_undo_of_an_accept_keeps_an_executable_bit_set_by_hand(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     """An accept writes no mode: the +x it recorded is the user's chmod, which undoing the
     accept's text must not take back."""
-    _init(repo)
+    initialised(APP)
     (repo / "app.py").chmod(0o755)  # by hand, before the accept: no episode records it
     _accept(repo, server, METHOD_REPLY)
     _undo(repo)

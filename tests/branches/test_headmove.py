@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.branches.steps import accept_reply
-from tests.conftest import git, tm, write
+from tests.conftest import git, init_repo, tm, write
 from tests.modelserver import ModelServer
 
 HOOKS = "def default_hooks():\n    return []\n\n\ndef other_hooks():\n    return ['a']\n"
@@ -23,11 +23,7 @@ BUFFER = HOOKS.replace("return ['a']", "return ['buffer']")
 
 
 def _base(repo: Path) -> None:
-    write(repo, "hooks.py", HOOKS)
-    write(repo, "app.py", "def run():\n    return 0\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"hooks.py": HOOKS, "app.py": "def run():\n    return 0\n"})
     assert tm(repo, "hook", "install").returncode == 0
 
 
@@ -286,9 +282,8 @@ def test_a_branch_with_no_ledger_is_not_started_by_a_read(repo: Path) -> None:
 
 
 def test_the_first_commit_after_tm_init_on_an_unborn_branch_is_recorded(repo: Path) -> None:
-    write(repo, "app.py", "def run():\n    return 0\n")
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0  # no commit yet: the ledger names no HEAD
+    # No commit yet: the ledger names no HEAD.
+    init_repo(repo, {"app.py": "def run():\n    return 0\n"}, commit=False)
     write(repo, "app.py", "def run():\n    return 1\n")
     git(repo, "commit", "-qam", "first", "--no-verify")
     status = tm(repo, "status", "--check")

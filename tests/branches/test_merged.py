@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, write
+from tests.conftest import git, init_repo, tm, write
 
 
 def _two_branches(repo: Path) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    write(repo, "b.py", "def b():\n    return 1\n")
-    write(repo, "c.py", "def c():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(
+        repo,
+        {
+            "a.py": "def a():\n    return 1\n",
+            "b.py": "def b():\n    return 1\n",
+            "c.py": "def c():\n    return 1\n",
+        },
+    )
     git(repo, "switch", "-q", "-c", "topic")
     write(repo, "b.py", "def b():\n    return 2\n")
     write(repo, "d.py", "def d():\n    return 1\n")
@@ -73,10 +75,7 @@ def test_a_rebase_is_recorded_against_the_commit_the_ledger_saw(repo: Path) -> N
 
 
 def test_no_merge_and_no_since_is_a_usage_error(repo: Path) -> None:
-    write(repo, "a.py", "x = 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"a.py": "x = 1\n"})
     proc = tm(repo, "adopt", "--merged")
     assert proc.returncode == 2 and "--since REV" in proc.stderr
     bad = tm(repo, "adopt", "--merged", "--since", "nope")

@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, write
+from tests.conftest import git, init_repo, tm, write
 
 
 def _single_ref(repo: Path) -> str:
     """The layout of an older tm: one ledger ref, nothing under refs/tinymem/heads/."""
-    write(repo, "a.py", "def a():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"a.py": "def a():\n    return 1\n"})
     write(repo, "a.py", "def a():\n    return 2\n")
     assert tm(repo, "adopt", "a.py").returncode == 0
     tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()

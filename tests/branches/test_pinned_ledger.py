@@ -15,7 +15,7 @@ import pytest
 
 import tinymem.accept
 import tinymem.adopt
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, git, tm, tm_ask, write
 from tests.modelserver import ModelServer, ScriptedReply
 
 REPLY = """Here is the retry:
@@ -28,11 +28,8 @@ def fetch_user(uid, retries=3):
 """
 
 
-def _setup(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "start")
-    assert tm(repo, "init").returncode == 0
+def _setup(initialised: Initialise) -> None:
+    repo = initialised({"app.py": PY_APP}, message="start")
     git(repo, "branch", "other")
 
 
@@ -45,9 +42,9 @@ def _switch(repo: Path) -> None:
 
 
 def test_an_ask_whose_reply_spans_a_switch_records_into_neither_branch(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    _setup(initialised)
     main_tip = _tip(repo, "main")
     released = threading.Event()
     server.add(ScriptedReply(REPLY, hold=released))
@@ -71,8 +68,10 @@ def test_an_ask_whose_reply_spans_a_switch_records_into_neither_branch(
     assert "tm ask" not in git(repo, "log", "--format=%s", "refs/tinymem/heads/other")
 
 
-def test_an_adopt_spanning_a_switch_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _setup(repo)
+def test_an_adopt_spanning_a_switch_is_refused(
+    repo: Path, initialised: Initialise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _setup(initialised)
     write(repo, "app.py", PY_APP + "\n\ndef added():\n    return 1\n")
     main_tip = _tip(repo, "main")
     expand = tinymem.adopt.expand
@@ -91,9 +90,9 @@ def test_an_adopt_spanning_a_switch_is_refused(repo: Path, monkeypatch: pytest.M
 
 
 def test_a_reject_spanning_a_switch_is_refused(
-    repo: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+    repo: Path, initialised: Initialise, server: ModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _setup(repo)
+    _setup(initialised)
     server.add(REPLY)
     assert tm_ask(repo, server, "add a retry to fetch_user").returncode == 0
     main_tip = _tip(repo, "main")

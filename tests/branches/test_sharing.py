@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, write
+from tests.conftest import git, init_repo, tm, write
 
 SHARE = "refs/tinymem/*:refs/tinymem/*"
 
@@ -39,11 +39,13 @@ def people(tmp_path: Path) -> tuple[Path, Path]:
     seed = tmp_path / "seed"
     seed.mkdir()
     git(seed, "init", "-q", "-b", "main")
-    write(seed, "a.py", "def a():\n    return 1\n")
-    write(seed, "b.py", "def b():\n    return 1\n\n\ndef b2():\n    return 1\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-qm", "base")
-    assert tm(seed, "init").returncode == 0
+    init_repo(
+        seed,
+        {
+            "a.py": "def a():\n    return 1\n",
+            "b.py": "def b():\n    return 1\n\n\ndef b2():\n    return 1\n",
+        },
+    )
     origin = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(seed), str(origin))
     git(seed, "push", "-q", str(origin), SHARE)
@@ -118,10 +120,7 @@ def test_a_file_both_changed_needs_the_code_merged_first(
 
 def test_another_repository_s_ledger_is_refused(people: tuple[Path, Path], repo: Path) -> None:
     alice, _ = people
-    write(repo, "x.py", "x = 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "x")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"x.py": "x = 1\n"}, message="x")
     git(alice, "fetch", "-q", str(repo), "refs/tinymem/heads/main")
     proc = tm(alice, "merge-ledger", "FETCH_HEAD")
     assert proc.returncode == 2 and "shares no episode" in proc.stderr

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tests.branches.steps import accept_reply
-from tests.conftest import git, tm, write
+from tests.conftest import git, init_repo, tm, write
 from tests.modelserver import ModelServer
 
 HELPERS = "def get_debug_flag():\n    return False\n\n\ndef other():\n    return 1\n"
@@ -16,11 +16,7 @@ NEW_FLAG = "def get_debug_flag():\n    return True"
 
 
 def _base(repo: Path) -> None:
-    write(repo, "helpers.py", HELPERS)
-    write(repo, "app.py", "def run():\n    return 0\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"helpers.py": HELPERS, "app.py": "def run():\n    return 0\n"})
     assert tm(repo, "hook", "install").returncode == 0
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import MODEL_ENV, ask_argv, git, tm, write
+from tests.conftest import MODEL_ENV, ask_argv, git, init_repo, tm, write
 from tests.modelserver import ModelServer
 
 
@@ -22,11 +22,7 @@ def _propose(where: Path, server: ModelServer, path: str, code: str) -> str:
 def test_two_worktrees_accept_concurrently_without_cross_talk(
     repo: Path, server: ModelServer, tmp_path: Path
 ) -> None:
-    write(repo, "a.py", "def a():\n    return 1\n")
-    write(repo, "b.py", "def b():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"})
     git(repo, "branch", "feature")
     other = tmp_path / "wt1"
     git(repo, "worktree", "add", "-q", str(other), "feature")
@@ -72,10 +68,9 @@ def test_a_new_worktree_does_not_inherit_uncommitted_work_as_stale(
 ) -> None:
     # main has accepted work it has not committed; a worktree made from main's commit holds
     # the committed text, and must neither show it STALE nor have its commits refused.
-    write(repo, "helpers.py", "def flag():\n    return False\n\n\ndef other():\n    return 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(
+        repo, {"helpers.py": "def flag():\n    return False\n\n\ndef other():\n    return 1\n"}
+    )
     assert tm(repo, "hook", "install").returncode == 0
     pid = _propose(repo, server, "helpers.py", "def flag():\n    return True")
     assert tm(repo, "accept", pid).returncode == 0

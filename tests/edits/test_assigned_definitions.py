@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, tm, tm_ask
 from tests.edits.realcorpus import CODE
 from tests.modelserver import ModelServer
 
@@ -33,15 +33,11 @@ RENDER_END = """  app.render(view, opts, done);
 """
 
 
-def _init(repo: Path) -> None:
-    write(repo, PATH, RESPONSE)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {PATH: RESPONSE}
 
 
-def test_every_assigned_method_is_an_entity(repo: Path) -> None:
-    _init(repo)
+def test_every_assigned_method_is_an_entity(repo: Path, initialised: Initialise) -> None:
+    initialised(FILES)
     state = json.loads(tm(repo, "state", "--json").stdout)
     names = {e["entity"] for e in state["entities"] if e["entity"].startswith(PATH + "::")}
     assigned = {n for n in names if n.startswith(f"{PATH}::res.")}
@@ -49,8 +45,10 @@ def test_every_assigned_method_is_an_entity(repo: Path) -> None:
     assert f"{PATH}::res.location" in assigned
 
 
-def test_a_reply_rewriting_one_is_placed_in_it(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_reply_rewriting_one_is_placed_in_it(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     server.add(f"Here it is:\n\n```javascript\n// {PATH}\n{NEW_LOCATION}```\n")
     proc = tm_ask(repo, server, "res.location should refuse an empty url", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -66,8 +64,10 @@ def test_a_reply_rewriting_one_is_placed_in_it(repo: Path, server: ModelServer) 
     assert tm(repo, "status", "--check").returncode == 0
 
 
-def test_a_new_one_is_added_after_the_last(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_new_one_is_added_after_the_last(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     server.add(f"```js\n// {PATH}\n{NO_CACHE}```\n")
     proc = tm_ask(repo, server, "add res.noCache that sets Cache-Control to no-store", "--json")
     (prop,) = json.loads(proc.stdout)["proposals"]

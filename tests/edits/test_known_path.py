@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, tm, tm_ask
 from tests.modelserver import ModelServer
 
 
@@ -20,26 +20,22 @@ def _ask(repo: Path, server: ModelServer, reply: str) -> dict[str, object]:
     return prop
 
 
-def _init(repo: Path) -> None:
-    write(repo, "src/app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {"src/app.py": PY_APP}
 
 
 def test_a_short_path_changing_a_known_function_means_that_file(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(FILES)
     prop = _ask(repo, server, "```python path=app.py\ndef fetch_user(uid):\n    return None\n```\n")
     assert prop["path"] == "src/app.py" and prop["kind"] == "symbols"
     assert any("the one file it can mean is src/app.py" in n for n in prop["notes"])
 
 
 def test_a_short_path_with_only_new_functions_means_that_file_too(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _init(repo)
+    initialised(FILES)
     prop = _ask(repo, server, "```python path=app.py\ndef test_fetch():\n    assert True\n```\n")
     assert prop["path"] == "src/app.py" and prop["kind"] == "symbols"
     proc = tm(repo, "accept", str(prop["id"]))

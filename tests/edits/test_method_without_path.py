@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, tm, tm_ask
 from tests.edits.realcorpus import CODE
 from tests.modelserver import ModelServer
 
@@ -34,17 +34,16 @@ REPLY = (
 )
 
 
-def _init(repo: Path) -> None:
+def _init(initialised: Initialise) -> None:
     assert SESSIONS.count(OLD) == 1
-    write(repo, PATH, SESSIONS)
-    write(repo, "src/requests/structures.py", STRUCTURES)  # has a `get` of its own
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    # structures.py has a `get` of its own.
+    initialised({PATH: SESSIONS, "src/requests/structures.py": STRUCTURES})
 
 
-def test_named_in_the_request_it_lands(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_named_in_the_request_it_lands(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    _init(initialised)
     server.add(REPLY)
     proc = tm_ask(repo, server, "Session.get should set a default timeout of 10s", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -57,8 +56,10 @@ def test_named_in_the_request_it_lands(repo: Path, server: ModelServer) -> None:
     assert (repo / PATH).read_text() == EXPECTED
 
 
-def test_not_named_the_user_confirms_the_place(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_not_named_the_user_confirms_the_place(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    _init(initialised)
     server.add(REPLY)
     proc = tm_ask(repo, server, "the get method should set a default timeout of 10s", "--json")
     (prop,) = json.loads(proc.stdout)["proposals"]

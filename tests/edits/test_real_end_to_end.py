@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, tm, tm_ask
 from tests.edits.realcorpus import CODE
 from tests.modelserver import ModelServer
 
@@ -29,11 +29,7 @@ MOUNT = "    def mount(self, prefix: str, adapter: BaseAdapter) -> None:\n"
 HEADER = "class Session(SessionRedirectMixin):\n"
 
 
-def _init(repo: Path) -> None:
-    write(repo, PATH, SESSIONS)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {PATH: SESSIONS}
 
 
 @pytest.mark.parametrize(
@@ -51,8 +47,10 @@ def _init(repo: Path) -> None:
     ],
     ids=["indented", "dedented", "path-comment", "tm-excerpt", "unified-diff", "search-replace"],
 )
-def test_one_method_lands_byte_exact(repo: Path, server: ModelServer, block: str) -> None:
-    _init(repo)
+def test_one_method_lands_byte_exact(
+    repo: Path, initialised: Initialise, server: ModelServer, block: str
+) -> None:
+    initialised(FILES)
     server.add("Here is the change:\n\n" + block)
     proc = tm_ask(repo, server, "make Session.close also clear the cookies", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -68,8 +66,10 @@ def test_one_method_lands_byte_exact(repo: Path, server: ModelServer, block: str
     assert tm(repo, "rebuild").returncode == 0
 
 
-def test_the_ambiguous_send_is_never_appended(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_the_ambiguous_send_is_never_appended(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     server.add(
         f"```python path={PATH}\ndef send(self, request: PreparedRequest, **kwargs: Any)"
         " -> Response:\n    return None\n```\n"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import Initialise, tm, tm_ask, write
 from tests.modelserver import ModelServer
 from tinymem.edits.reply import Block, _parse, block_path
 
@@ -176,12 +176,7 @@ def test_an_existing_spaced_path_is_found_whole(
 # --- end to end ----------------------------------------------------------------------------
 
 
-def _init(repo: Path) -> None:
-    write(repo, SPACED, OLD + OTHER)
-    write(repo, "main.py", "import os\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+FILES = {SPACED: OLD + OTHER, "main.py": "import os\n"}
 
 
 def _ask(repo: Path, server: ModelServer, text: str) -> dict[str, object]:
@@ -202,8 +197,10 @@ def _files(repo: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("form", [STRICT[0], STRICT[3], STRICT[9], LOOSE[2]])
-def test_the_existing_spaced_file_gets_the_edit(repo: Path, server: ModelServer, form: str) -> None:
-    _init(repo)
+def test_the_existing_spaced_file_gets_the_edit(
+    repo: Path, initialised: Initialise, server: ModelServer, form: str
+) -> None:
+    initialised(FILES)
     new = OLD.replace("hello", "hi")
     prop = _ask(repo, server, reply(form, SPACED, new))
     assert (prop["path"], prop["kind"], prop["blocked"]) == (SPACED, "symbols", None)
@@ -213,8 +210,10 @@ def test_the_existing_spaced_file_gets_the_edit(repo: Path, server: ModelServer,
     assert _files(repo) == {SPACED, "main.py"}  # no `my`, no `b.py`, no `dir/a`
 
 
-def test_a_spaced_path_naming_no_file_writes_nothing(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_spaced_path_naming_no_file_writes_nothing(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     prop = _ask(repo, server, reply(STRICT[0], "new dir/c d.py", "def fresh():\n    return 1\n"))
     assert prop["path"] is None and prop["kind"] == "unresolved"
     notes = prop["notes"]
@@ -224,8 +223,10 @@ def test_a_spaced_path_naming_no_file_writes_nothing(repo: Path, server: ModelSe
     assert _files(repo) == {SPACED, "main.py"}
 
 
-def test_a_quoted_new_spaced_path_is_created_whole(repo: Path, server: ModelServer) -> None:
-    _init(repo)
+def test_a_quoted_new_spaced_path_is_created_whole(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES)
     code = "def fresh():\n    return 1\n"
     prop = _ask(repo, server, f'{F}python path="new dir/c d.py"\n{code}{F}\n')
     assert (prop["path"], prop["kind"]) == ("new dir/c d.py", "new-file")

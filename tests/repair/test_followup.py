@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import PY_APP, git, tm, write
+from tests.conftest import PY_APP, git, init_repo
 from tinymem.edits.proposals import build
 from tinymem.edits.reply import parse_reply
 from tinymem.etv import verify
@@ -46,9 +46,7 @@ def test_any_reply_gives_a_well_formed_deterministic_follow_up(tmp_path: Path) -
     work = tmp_path / "work"
     work.mkdir()
     git(work, "init", "-q", "-b", "main")
-    write(work, "app.py", PY_APP)
-    git(work, "add", ".")
-    assert tm(work, "init").returncode == 0
+    init_repo(work, {"app.py": PY_APP}, commit=False)
     repo = open_repo(str(work))
     view = current(repo)
     etv = verify(repo, view)

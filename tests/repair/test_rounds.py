@@ -11,7 +11,17 @@ import time
 from pathlib import Path
 from subprocess import PIPE, Popen
 
-from tests.conftest import MODEL_ENV, PY_APP, ask_argv, git, tm, tm_ask, write
+from tests.conftest import (
+    MODEL_ENV,
+    PY_APP,
+    Initialise,
+    ask_argv,
+    git,
+    init_repo,
+    tm,
+    tm_ask,
+    write,
+)
 from tests.modelserver import ModelServer, ScriptedReply
 
 SVC = """\
@@ -34,11 +44,7 @@ GOOD_SVC = (
 BROKEN = '```python path=app.py\ndef fetch_user(uid:\n    return {"id": uid, "v": 2}\n```\n'
 
 
-def _setup(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    write(repo, "svc.py", SVC)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+FILES = {"app.py": PY_APP, "svc.py": SVC}
 
 
 def _ask(repo: Path, server: ModelServer, *extra: str) -> dict[str, object]:
@@ -71,8 +77,8 @@ def _accept_lands(repo: Path, pid: str, path: str, expected: str) -> None:
     assert tm(repo, "rebuild").returncode == 0
 
 
-def test_syntax_error_then_fix(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_syntax_error_then_fix(repo: Path, initialised: Initialise, server: ModelServer) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, FIXED)
     doc = _ask(repo, server)
     assert len(server.chat_requests) == 2
@@ -106,8 +112,10 @@ def test_syntax_error_then_fix(repo: Path, server: ModelServer) -> None:
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_every_round_is_recorded_in_one_episode(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_every_round_is_recorded_in_one_episode(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, FIXED)
     doc = _ask(repo, server)
     ep = str(doc["episode"])
@@ -133,8 +141,10 @@ def test_every_round_is_recorded_in_one_episode(repo: Path, server: ModelServer)
     assert rounds[1]["usage"]["completion_tokens"] is not None
 
 
-def test_elided_definition_then_complete(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_elided_definition_then_complete(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     elided = (
         "```python path=app.py\n"
         "class Client:\n"
@@ -161,8 +171,10 @@ def test_elided_definition_then_complete(repo: Path, server: ModelServer) -> Non
     _accept_lands(repo, str(fixed["id"]), "app.py", expected)
 
 
-def test_elided_whole_file_then_complete_symbols(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_elided_whole_file_then_complete_symbols(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     whole = PY_APP.replace('{"id": uid}', '{"id": uid, "v": 2}').replace(
         "        return (path, body)\n", "        # ... existing code ...\n        pass\n"
     )
@@ -179,8 +191,10 @@ def test_elided_whole_file_then_complete_symbols(repo: Path, server: ModelServer
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_example_path_then_the_real_one(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_example_path_then_the_real_one(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(FIXED.replace("path=app.py", "path=path/to/file.py"), FIXED)
     doc = _ask(repo, server)
     follow = _follow_up(server)
@@ -190,8 +204,10 @@ def test_example_path_then_the_real_one(repo: Path, server: ModelServer) -> None
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_ambiguous_member_then_its_class(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_ambiguous_member_then_its_class(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     alone = "```python path=svc.py\ndef send(self, msg):\n    return msg.strip()\n```\n"
     inside = (
         "```python path=svc.py\n"
@@ -231,9 +247,7 @@ public class Result {
 
 
 def test_ambiguous_overload_then_a_diff(repo: Path, server: ModelServer) -> None:
-    write(repo, "Result.java", RESULT)
-    git(repo, "add", ".")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {"Result.java": RESULT}, commit=False)
     # A changed signature: both overloads are members of one name in one class, so the
     # class line decides nothing; a diff's lines do.
     alone = (
@@ -260,8 +274,8 @@ def test_ambiguous_overload_then_a_diff(repo: Path, server: ModelServer) -> None
     _accept_lands(repo, str(fixed["id"]), "Result.java", expected)
 
 
-def test_bad_hunk_then_a_good_one(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_bad_hunk_then_a_good_one(repo: Path, initialised: Initialise, server: ModelServer) -> None:
+    initialised(FILES, commit=False)
     diff = (
         "```diff\n--- a/app.py\n+++ b/app.py\n@@ -6,2 +6,2 @@\n def fetch_user(uid):\n"
         '-    return {"{old}": uid}\n+    return {"id": uid, "v": 2}\n```\n'
@@ -278,8 +292,10 @@ def test_bad_hunk_then_a_good_one(repo: Path, server: ModelServer) -> None:
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_a_second_failure_at_the_limit_stays_blocked(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_a_second_failure_at_the_limit_stays_blocked(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     again = BROKEN.replace("uid:", "uid, :")
     server.add(BROKEN, again, FIXED)
     doc = _ask(repo, server, "--repair", "1")
@@ -292,8 +308,8 @@ def test_a_second_failure_at_the_limit_stays_blocked(repo: Path, server: ModelSe
     assert (repo / "app.py").read_text() == PY_APP
 
 
-def test_two_rounds_when_allowed(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_two_rounds_when_allowed(repo: Path, initialised: Initialise, server: ModelServer) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, BROKEN.replace("uid:", "uid, :"), FIXED)
     doc = _ask(repo, server, "--repair", "2")
     assert len(server.chat_requests) == 3
@@ -303,8 +319,10 @@ def test_two_rounds_when_allowed(repo: Path, server: ModelServer) -> None:
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_stale_target_spends_no_round(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_stale_target_spends_no_round(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "mine": 1}'))
     server.add(FIXED, FIXED)
     doc = _ask(repo, server)
@@ -314,12 +332,12 @@ def test_stale_target_spends_no_round(repo: Path, server: ModelServer) -> None:
 
 
 def test_a_broken_block_or_a_bad_hunk_on_a_stale_target_spends_no_round(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
     # Neither block parses nor applies, so its entities are unknown to the ETV gate; but it is
     # aimed at what the user changed, whose State Map text the follow-up would show as the
     # truth that the STATE NOTICE just excluded.
-    _setup(repo)
+    initialised(FILES, commit=False)
     write(repo, "app.py", PY_APP.replace('{"id": uid}', '{"id": uid, "mine": 1}'))
     hunk = (
         "```diff\n--- a/app.py\n+++ b/app.py\n@@ -6,2 +6,2 @@\n def fetch_user(uid):\n"
@@ -335,9 +353,9 @@ def test_a_broken_block_or_a_bad_hunk_on_a_stale_target_spends_no_round(
 
 
 def test_a_broken_block_beside_a_stale_entity_still_gets_its_round(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(FILES, commit=False)
     write(repo, "svc.py", SVC.replace("msg.upper()", "msg.lower()"))  # Pager.send is STALE
     server.add(BROKEN, FIXED)
     doc = _ask(repo, server)
@@ -346,16 +364,20 @@ def test_a_broken_block_beside_a_stale_entity_still_gets_its_round(
     _accept_lands(repo, str(fixed["id"]), "app.py", FIXED_APP)
 
 
-def test_unsafe_path_is_refused_not_negotiated(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_unsafe_path_is_refused_not_negotiated(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(FIXED.replace("path=app.py", "path=../outside.py"), FIXED)
     doc = _ask(repo, server)
     assert len(server.chat_requests) == 1
     assert doc["refused"] and not _live(doc)
 
 
-def test_repair_zero_and_passing_replies_send_nothing_more(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_repair_zero_and_passing_replies_send_nothing_more(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, FIXED)
     doc = _ask(repo, server, "--repair", "0")
     assert len(server.chat_requests) == 1
@@ -368,9 +390,9 @@ def test_repair_zero_and_passing_replies_send_nothing_more(repo: Path, server: M
 
 
 def test_only_blocked_blocks_go_back_and_repeats_are_dropped(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(FILES, commit=False)
     good = GOOD_SVC
     server.add(good + BROKEN, good + FIXED)  # the model repeats the block that passed
     doc = _ask(repo, server)
@@ -380,8 +402,10 @@ def test_only_blocked_blocks_go_back_and_repeats_are_dropped(
     assert sorted((p["path"], p["round"]) for p in live) == [("app.py", 1), ("svc.py", 0)]
 
 
-def test_a_follow_up_over_the_budget_is_not_sent(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_a_follow_up_over_the_budget_is_not_sent(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     padding = "# " + "x" * 70 + "\n"
     server.add(BROKEN.replace("def fetch_user", padding * 40 + "def fetch_user"), FIXED)
     proc = tm_ask(repo, server, "add v to fetch_user", "--budget", "900")
@@ -390,15 +414,19 @@ def test_a_follow_up_over_the_budget_is_not_sent(repo: Path, server: ModelServer
     assert "the repair round was not sent" in proc.stderr and "budget of 900" in proc.stderr
 
 
-def test_repair_setting_is_validated(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_repair_setting_is_validated(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     proc = tm_ask(repo, server, "x", env={"TM_REPAIR": "9"})
     assert proc.returncode == 2 and "repair must be 0 to 5" in proc.stderr
     assert not server.chat_requests
 
 
-def test_piped_output_says_what_went_back_on_stderr(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_piped_output_says_what_went_back_on_stderr(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, FIXED)
     proc = tm_ask(repo, server, "add v to fetch_user")
     assert proc.returncode == 0, proc.stderr
@@ -409,9 +437,9 @@ def test_piped_output_says_what_went_back_on_stderr(repo: Path, server: ModelSer
 
 
 def test_ctrl_c_during_a_repair_round_keeps_what_was_proposed(
-    repo: Path, server: ModelServer
+    repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    _setup(repo)
+    initialised(FILES, commit=False)
     good = GOOD_SVC
     slow = ScriptedReply(text=FIXED * 40, chunk_size=4, chunk_delay=0.05)
     server.add(good + BROKEN, slow)
@@ -442,8 +470,10 @@ def test_ctrl_c_during_a_repair_round_keeps_what_was_proposed(
     assert partial and partial != FIXED * 40
 
 
-def test_accept_flag_applies_what_passes_at_the_end(repo: Path, server: ModelServer) -> None:
-    _setup(repo)
+def test_accept_flag_applies_what_passes_at_the_end(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised(FILES, commit=False)
     server.add(BROKEN, FIXED)
     proc = tm_ask(repo, server, "add v to fetch_user", "--accept")
     assert proc.returncode == 0, proc.stderr

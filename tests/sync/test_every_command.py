@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, write
+from tests.conftest import Initialise, git, tm, write
 
 APP = "def run():\n    return 0\n\n\ndef stop():\n    return 1\n"
 
@@ -27,12 +27,9 @@ COMMANDS = [
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a) for a in COMMANDS])
 def test_a_command_records_what_git_committed_before_it_runs(
-    repo: Path, argv: tuple[str, ...]
+    repo: Path, initialised: Initialise, argv: tuple[str, ...]
 ) -> None:
-    write(repo, "app.py", APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    initialised({"app.py": APP})
     write(repo, "app.py", APP.replace("return 0", "return 2"))
     git(repo, "commit", "-qam", "run returns 2")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, tm, tm_ask, write
+from tests.conftest import git, init_repo, tm, tm_ask
 from tests.modelserver import ModelServer
 from tinymem.errors import UnsafePathError
 from tinymem.paths import repo_relative
@@ -20,10 +20,7 @@ NEW = "def util():\n    return 2\n"
 
 
 def _proposal(repo: Path, server: ModelServer, path: str) -> None:
-    write(repo, path, OLD)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, {path: OLD})
     server.add(f"```python path={path}\n{NEW}```\n")
     proc = tm_ask(repo, server, "change util", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PY_APP, git, tm, tm_ask, write
+from tests.conftest import PY_APP, Initialise, git, tm, tm_ask
 from tests.modelserver import ModelServer
 from tests.test_undo import ACCEPTED, METHOD_REPLY
 
@@ -31,11 +31,7 @@ def editor_saves_after_rename(repo: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(transaction, "write_atomic", then_save)
 
 
-def _init(repo: Path) -> None:
-    write(repo, "app.py", PY_APP)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+APP = {"app.py": PY_APP}
 
 
 def _recorded(repo: Path) -> str:
@@ -51,8 +47,10 @@ def _accept(repo: Path, server: ModelServer) -> str:
     return episode
 
 
-def test_an_accept_records_what_it_wrote(repo: Path, server: ModelServer, request: Any) -> None:
-    _init(repo)
+def test_an_accept_records_what_it_wrote(
+    repo: Path, initialised: Initialise, server: ModelServer, request: Any
+) -> None:
+    initialised(APP)
     request.getfixturevalue("editor_saves_after_rename")
     _accept(repo, server)
     assert (repo / "app.py").read_text() == ACCEPTED + MINE
@@ -62,8 +60,10 @@ def test_an_accept_records_what_it_wrote(repo: Path, server: ModelServer, reques
     assert tm(repo, "undo").returncode == 12  # and undo will not take it back unasked
 
 
-def test_an_undo_records_what_it_wrote(repo: Path, server: ModelServer, request: Any) -> None:
-    _init(repo)
+def test_an_undo_records_what_it_wrote(
+    repo: Path, initialised: Initialise, server: ModelServer, request: Any
+) -> None:
+    initialised(APP)
     _accept(repo, server)
     request.getfixturevalue("editor_saves_after_rename")
     assert tm(repo, "undo").returncode == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, tm, tm_ask, tm_patched, write
+from tests.conftest import ROOT, git, init_repo, tm, tm_ask, tm_patched
 from tests.modelserver import ModelServer
 
 FILES = {
@@ -25,11 +25,7 @@ AFTER = {path: text.replace("return", "return 10 *") for path, text in FILES.ite
 
 
 def _three_file_proposal(repo: Path, server: ModelServer) -> None:
-    for path, text in FILES.items():
-        write(repo, path, text)
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
+    init_repo(repo, FILES)
     reply = "".join(f"```python path={p}\n{t}```\n" for p, t in AFTER.items())
     server.add(reply)
     proc = tm_ask(repo, server, "multiply", "--json")
