@@ -19,8 +19,18 @@ from tinymem.ask import AskOptions, prepare
 from tinymem.askcontinue import previous_conversation
 from tinymem.commands.completers import episodes
 from tinymem.errors import UsageError
-from tinymem.ledger import Episode, episode_header, history, read_episode, recent
+from tinymem.gitobjects import ObjectWriter
+from tinymem.ledger import (
+    Draft,
+    Episode,
+    commit_episode,
+    episode_header,
+    history,
+    read_episode,
+    recent,
+)
 from tinymem.repository import open_repo
+from tinymem.statemap import StateView
 
 
 @pytest.fixture
@@ -114,3 +124,24 @@ def test_a_message_tm_did_not_write_is_read_from_the_record(
     assert cid == str(old) and not ep.header_only
     assert ep.id == read_episode(store.git, str(old)).id
     assert json.loads(git(repo, "show", f"{old}:episode/episode.json"))["kind"] == "init"
+
+
+def test_the_commit_carries_the_second_the_record_gives(
+    repo: Path, initialised: Initialise
+) -> None:
+    """The author signature is taken before the operation runs and the episode's time while
+    it runs: across a second's boundary `tm log` (headers) and `tm show` (records) differed."""
+    initialised(APP, message="first")
+    store = open_repo(str(repo))
+
+    def operation(view: StateView, writer: ObjectWriter) -> Draft:
+        episode = Episode(kind="adopt", summary="at a given time")
+        episode.time = "2021-03-04T05:06:07.999999Z"
+        return Draft(episode=episode, changes={})
+
+    committed = commit_episode(store, operation)
+    assert committed is not None
+    commit = store.git.get(committed.commit)
+    assert isinstance(commit, pygit2.Commit)
+    header = episode_header(commit)
+    assert header is not None and header.time == "2021-03-04T05:06:07Z"

@@ -344,7 +344,7 @@ def commit_episode(
                 refjournal.clear(repo)
             else:
                 try:
-                    commit = _commit(repo, ref, tip, sig, message, tree, parents)
+                    commit = _commit(repo, ref, tip, _at(sig, episode), message, tree, parents)
                 except (pygit2.GitError, OSError, ValueError) as exc:
                     _put_back(repo, moved, episode)
                     refjournal.clear(repo)
@@ -420,6 +420,17 @@ def episode_message(episode: Episode) -> str:
     if episode.head:
         trailers.append(f"Tinymem-Head: {episode.head}")
     return f"tm {episode.kind}: {episode.summary}\n\n" + "".join(t + "\n" for t in trailers)
+
+
+def _at(sig: pygit2.Signature, episode: Episode) -> pygit2.Signature:
+    """The author at the episode's own time, so that the commit (what `episode_header` and
+    `git log` read) and the record give the same second: the signature is taken before the
+    operation runs, the episode's time while it runs."""
+    try:
+        when = datetime.strptime(episode.time[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return sig
+    return pygit2.Signature(sig.name, sig.email, int(when.timestamp()), sig.offset)
 
 
 class _RefExists(ValueError):
