@@ -20,8 +20,11 @@ and nothing else (`relevance.score`). A long-lived process (`tm serve`) keeps th
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -34,7 +37,14 @@ from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, l
 from tinymem.hydration.relevance import doc_counts, terms
 from tinymem.statemap import META, FileMeta, StateView
 
-__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "ranking_with"]
+__all__ = [
+    "INDEX_VERSION",
+    "RelevanceIndex",
+    "build_in_child",
+    "corpus_for",
+    "open_index",
+    "ranking_with",
+]
 
 INDEX_VERSION = "2"
 _FILENAME = "relevance.sqlite"
@@ -103,6 +113,7 @@ class RelevanceIndex(Corpus):
         self._size = 0
         self._total = 0
         self._docs: dict[int, DocInfo] = {}  # decoded once per process: `tm serve` reuses them
+        self._built: str | None = None  # the `built` mark of the docs `_docs` decoded
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -147,6 +158,7 @@ class RelevanceIndex(Corpus):
         self._db = None
         self.tip = None
         self._docs.clear()
+        self._built = None
 
     # -- bringing it to a tip ----------------------------------------------------------------
 
@@ -154,35 +166,39 @@ class RelevanceIndex(Corpus):
         """Make the index describe `view`'s live entities: nothing when it already does, the
         diff of the two `meta/` trees when it describes another tip, everything otherwise."""
         target = view.subtree(META) or ""
-        if self.tip == target and self._db is not None:
+        if self.tip == target and self._db is not None and _built(self._db) == self._built:
             return
         db = self._open()
+        n = _CHILD_MIN_FILES
+        large = n is not None and _changes_at_least(view.repo, _stored_tip(db), target, n)
+        if large and view.commit_id is not None:
+            # Whatever the child does not do (it fails, or is killed) is done below.
+            _build_in_child(self.path, view.repo.path, view.commit_id)
         db.execute("BEGIN IMMEDIATE")
         try:
-            row = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()
-            stored = row[0] if row is not None else None
+            stored = _stored_tip(db)
             if stored != target:
                 self._apply(db, view, stored, target)
+            built = _built(db)
+            if built != self._built:
+                # Another process (or a child building for this one) wrote the docs: ids this
+                # process decoded may name other docs now.
+                self._docs.clear()
+                self._built = built
             db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
             self._docs.clear()
+            self._built = None
             raise
         self._size, self._total = _stats(db)
         self.tip = target
 
     def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
         repo = view.repo
-        changed: Iterable[tuple[str, str | None]]
-        if old is not None and (old == "" or _has_tree(repo, old)):
-            if old == "":
-                changed = walk_blobs(repo, new) if new else iter(())
-            elif new == "":
-                changed = ((p, None) for p, _ in walk_blobs(repo, old))
-            else:
-                changed = diff_blobs(repo, old, new)
-        else:
+        changed = _changes(repo, old, new)
+        if changed is None:
             _clear(db)
             db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
             changed = walk_blobs(repo, new) if new else iter(())
@@ -206,6 +222,7 @@ class RelevanceIndex(Corpus):
         for i in range(0, len(added), _FILES_PER_BATCH):
             next_id = self._add(db, view, added[i : i + _FILES_PER_BATCH], next_id)
         db.execute("INSERT OR REPLACE INTO info VALUES ('tip', ?)", (new,))
+        db.execute("INSERT OR REPLACE INTO info VALUES ('built', ?)", (os.urandom(8).hex(),))
 
     def _add(self, db: sqlite3.Connection, view: StateView, oids: list[str], next_id: int) -> int:
         """Index the live entities of these file records, from doc id `next_id`; the next id."""
@@ -311,6 +328,58 @@ def _stats(db: sqlite3.Connection) -> tuple[int, int]:
     return int(n), int(total)
 
 
+def _stored_tip(db: sqlite3.Connection) -> str | None:
+    # fetchall: a statement left unfinished would hold a read snapshot open.
+    rows = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def _built(db: sqlite3.Connection) -> str | None:
+    """A mark written with every change of the docs, whoever made it."""
+    rows = db.execute("SELECT value FROM info WHERE key = 'built'").fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def _changes(
+    repo: pygit2.Repository, old: str | None, new: str
+) -> Iterable[tuple[str, str | None]] | None:
+    """The file records to apply to move an index at `old` to `new`; None when `old` names no
+    tree of this repository (nothing recorded, or another repository's): built from nothing."""
+    if old is None or not (old == "" or _has_tree(repo, old)):
+        return None
+    if old == "":
+        return walk_blobs(repo, new) if new else iter(())
+    if new == "":
+        return ((p, None) for p, _ in walk_blobs(repo, old))
+    return diff_blobs(repo, old, new)
+
+
+def _changes_at_least(repo: pygit2.Repository, old: str | None, new: str, n: int) -> bool:
+    """Whether moving the index from `old` to `new` touches `n` file records or more; reads
+    only the trees that list the first `n`."""
+    if old == new:
+        return False
+    changed = _changes(repo, old, new)
+    if changed is None:
+        changed = walk_blobs(repo, new) if new else iter(())
+    return sum(1 for _ in itertools.islice(changed, n)) >= n
+
+
+def _build_in_child(path: str, git_dir: str, commit_id: str) -> bool:
+    """Bring the index file at `path` to the State Map of `commit_id` in a child process;
+    whether it did. The build's peak (every entity of a large tree read, tokenised and
+    inserted; the allocator keeps what it once held) is then the child's, and a long-lived
+    process only opens the result."""
+    argv = [sys.executable, "-m", _CHILD, git_dir, path, commit_id]
+    try:
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
 def _has_tree(repo: pygit2.Repository, oid: str) -> bool:
     try:
         return isinstance(repo[oid], pygit2.Tree)
@@ -346,6 +415,10 @@ def _known_terms(db: sqlite3.Connection, artifacts: list[str]) -> dict[str, Coun
 # 200,000 decoded docs each (648 MB of serve at 50k files), and ranking is CPU work the GIL
 # would serialise anyway.
 _OPEN: dict[str, RelevanceIndex] = {}
+# From how many changed file records a refresh runs in a child process (`build_in_child`);
+# None: always in this one, as a short-lived `tm ask` does.
+_CHILD_MIN_FILES: int | None = None
+_CHILD = "tinymem.hydration.indexchild"
 _OPEN_BOUND = 4
 _TURN = threading.RLock()
 
@@ -360,6 +433,15 @@ def open_index(cache_dir: str) -> RelevanceIndex:
                 _OPEN.pop(next(iter(_OPEN))).close()
             found = _OPEN[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
         return found
+
+
+def build_in_child(min_files: int | None) -> None:
+    """From now on in this process, a refresh that changes at least `min_files` file records
+    (the first build of a large tree) runs in a child process (None: never). For `tm serve`,
+    which would otherwise keep the build's peak of memory for as long as it runs; below one
+    batch of files (`_FILES_PER_BATCH`) the peak is no higher than a request's."""
+    global _CHILD_MIN_FILES
+    _CHILD_MIN_FILES = min_files
 
 
 @contextlib.contextmanager
