@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus
 from tinymem.hydration.index import (
     INDEX_VERSION,
     RelevanceIndex,
+    build_in_child,
     corpus_for,
     open_index,
     rank_with,
@@ -54,6 +56,18 @@ def _ranked_in_turn(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
 
     found, info = rank_with(current(r), r.cache_dir, rank)
     return sorted(((info[i].path, info[i].symbol, round(s, 6)) for i, s in found.items()))
+
+
+def _rows(path: str) -> list[list[tuple[object, ...]]]:
+    """Every row of an index file."""
+    db = sqlite3.connect(path)
+    try:
+        return [
+            sorted(db.execute(f"SELECT * FROM {table}").fetchall())
+            for table in ("docs", "postings", "terms")
+        ] + [sorted(db.execute("SELECT * FROM info").fetchall())]
+    finally:
+        db.close()
 
 
 def _fresh(repo: Path, prompt: str) -> list[tuple[str, str, float]]:
@@ -169,16 +183,6 @@ def test_an_index_built_a_few_files_at_a_time_is_the_same_index(
     _init(repo)
     r = open_repo(str(repo))
 
-    def rows(path: str) -> list[list[tuple[object, ...]]]:
-        db = sqlite3.connect(path)
-        try:
-            return [
-                sorted(db.execute(f"SELECT * FROM {table}").fetchall())
-                for table in ("docs", "postings", "terms", "info")
-            ]
-        finally:
-            db.close()
-
     whole = RelevanceIndex(str(repo / "whole.sqlite"))
     whole.refresh(current(r))
     whole.close()
@@ -186,8 +190,8 @@ def test_an_index_built_a_few_files_at_a_time_is_the_same_index(
     batched = RelevanceIndex(str(repo / "batched.sqlite"))
     batched.refresh(current(r))
     batched.close()
-    assert rows(str(repo / "batched.sqlite")) == rows(str(repo / "whole.sqlite"))
-    assert rows(str(repo / "whole.sqlite"))[0]  # docs were written
+    assert _rows(str(repo / "batched.sqlite")) == _rows(str(repo / "whole.sqlite"))
+    assert _rows(str(repo / "whole.sqlite"))[0]  # docs were written
 
 
 def test_only_the_last_few_indexes_stay_open(tmp_path: Path) -> None:
@@ -200,3 +204,121 @@ def test_only_the_last_few_indexes_stay_open(tmp_path: Path) -> None:
         index._open()
         opened.append(index)
     assert sum(i._db is not None for i in opened) <= 4
+
+
+@pytest.fixture
+def in_child() -> Iterator[None]:
+    """Every refresh that changes a file record runs in a child process (`tm serve`'s)."""
+    build_in_child(1)
+    try:
+        yield
+    finally:
+        build_in_child(None)
+
+
+def test_a_large_build_runs_in_a_child_and_writes_the_same_index(
+    repo: Path, in_child: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tm serve` kept the peak of building a large index for as long as it ran (the
+    allocator does not give it back): the child builds it, the server opens the result."""
+    import tinymem.hydration.index as index_module
+
+    _init(repo)
+    r = open_repo(str(repo))
+    build_in_child(None)
+    here = RelevanceIndex(str(repo / "here.sqlite"))
+    here.refresh(current(r))
+    here.close()
+    build_in_child(1)
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("built in the serving process")
+
+    monkeypatch.setattr(index_module.RelevanceIndex, "_apply", not_here)
+    child = RelevanceIndex(str(repo / "child.sqlite"))
+    child.refresh(current(r))
+    assert child.size > 0
+    found = score(child, PROMPT)
+    info = child.info(found)
+    ranked = sorted((info[i].path, info[i].symbol, round(s, 6)) for i, s in found.items())
+    child.close()
+    assert _rows(str(repo / "child.sqlite")) == _rows(str(repo / "here.sqlite"))
+    assert ranked == _fresh(repo, PROMPT)
+
+
+def test_a_failing_child_leaves_the_build_to_the_process_itself(
+    repo: Path, in_child: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tinymem.hydration.index as index_module
+
+    _init(repo)
+    r = open_repo(str(repo))
+    children: list[bool] = []
+    real = index_module._build_in_child
+
+    def failing(path: str, git_dir: str, commit_id: str) -> bool:
+        with monkeypatch.context() as m:
+            m.setattr(index_module, "_CHILD", "tinymem.no_such_module")
+            children.append(real(path, git_dir, commit_id))
+        return children[-1]
+
+    monkeypatch.setattr(index_module, "_build_in_child", failing)
+    index = RelevanceIndex(str(_index_file(repo)))
+    index.refresh(current(r))
+    index.close()
+    assert children == [False]
+    build_in_child(None)
+    here = RelevanceIndex(str(repo / "here.sqlite"))
+    here.refresh(current(r))
+    here.close()
+    assert _rows(str(_index_file(repo))) == _rows(str(repo / "here.sqlite"))
+    assert _ranked(repo, PROMPT) == _fresh(repo, PROMPT)
+
+
+def test_a_small_change_stays_in_the_process(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tinymem.hydration.index as index_module
+
+    _init(repo)
+    index = RelevanceIndex(str(_index_file(repo)))
+    index.refresh(current(open_repo(str(repo))))
+    write(repo, "extra.py", "def zebra_quux():\n    return 2\n")
+    assert tm(repo, "adopt", "extra.py").returncode == 0
+
+    def no_child(*args: object) -> bool:
+        raise AssertionError("a child for one file")
+
+    monkeypatch.setattr(index_module, "_build_in_child", no_child)
+    build_in_child(2)
+    try:
+        index.refresh(current(open_repo(str(repo))))
+    finally:
+        build_in_child(None)
+    assert index.named(["zebra_quux"])
+    index.close()
+
+
+def test_docs_another_process_rewrote_are_read_again(repo: Path) -> None:
+    """A process kept the docs it had decoded by id while another (the child that builds
+    for `tm serve`, or a `tm ask` beside it) moved the file: the same id then named another
+    entity, and ranking showed the old one."""
+    _init(repo)
+    path = str(_index_file(repo))
+    mine = RelevanceIndex(path)
+    mine.refresh(current(open_repo(str(repo))))
+    db = sqlite3.connect(path)
+    ((last_path,),) = db.execute("SELECT path FROM docs ORDER BY id DESC LIMIT 1")
+    ((first_id,),) = db.execute("SELECT min(id) FROM docs WHERE path = ?", (last_path,))
+    db.close()
+    seen = mine.info([first_id])[first_id]
+    # The file of the last ids is rewritten: its docs are written again from the same first
+    # id, which now names another entity.
+    (repo / last_path).write_text("def zebra_replacement():\n    return 0\n")
+    assert tm(repo, "adopt", last_path).returncode == 0
+    other = RelevanceIndex(path)
+    other.refresh(current(open_repo(str(repo))))
+    truth = other.info([first_id])[first_id]
+    other.close()
+    mine.refresh(current(open_repo(str(repo))))
+    assert truth.symbol == "zebra_replacement" != seen.symbol
+    assert mine.info([first_id])[first_id] == truth
+    mine.close()

@@ -87,9 +87,10 @@ def serve_cmd(
     # litellm costs ~2.5 s to import: pay it now, not in the first request.
     import threading
 
-    from tinymem.llm import import_litellm
+    from tinymem.serve.memory import preload, settle
 
-    threading.Thread(target=import_litellm, daemon=True).start()
+    settle()  # before the first thread
+    threading.Thread(target=preload, daemon=True).start()
     where = f"[{host}]" if ":" in host and not host.startswith("[") else host
 
     def announce(bound: int) -> str:

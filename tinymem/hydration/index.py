@@ -20,8 +20,11 @@ and nothing else (`relevance.score`). A long-lived process (`tm serve`) keeps th
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -35,7 +38,14 @@ from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, l
 from tinymem.hydration.relevance import doc_counts, terms
 from tinymem.statemap import META, FileMeta, StateView
 
-__all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "rank_with"]
+__all__ = [
+    "INDEX_VERSION",
+    "RelevanceIndex",
+    "build_in_child",
+    "corpus_for",
+    "open_index",
+    "rank_with",
+]
 
 T = TypeVar("T")
 
@@ -173,12 +183,17 @@ class RelevanceIndex(Corpus):
         db = self._open()
         if self.tip == target and self._seen is not None and _data_version(db) == self._seen:
             return
+        n = _CHILD_MIN_FILES
+        large = n is not None and _changes_at_least(view.repo, _stored_tip(db), target, n)
+        if large and view.commit_id is not None:
+            # Whatever the child does not do (it fails, or is killed) is done below.
+            _build_in_child(self.path, view.repo.path, view.commit_id)
         db.execute("BEGIN IMMEDIATE")
         try:
-            row = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()
-            stored = row[0] if row is not None else None
+            stored = _stored_tip(db)
             if stored != self.tip or _data_version(db) != self._seen:
-                # Written by another process since: its ids may name other entities now.
+                # Written by another process since (another terminal's `tm ask`, or a child
+                # building for this one): its ids may name other entities now.
                 self._docs.clear()
             if stored != target:
                 self._apply(db, view, stored, target)
@@ -212,15 +227,8 @@ class RelevanceIndex(Corpus):
 
     def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
         repo = view.repo
-        changed: Iterable[tuple[str, str | None]]
-        if old is not None and (old == "" or _has_tree(repo, old)):
-            if old == "":
-                changed = walk_blobs(repo, new) if new else iter(())
-            elif new == "":
-                changed = ((p, None) for p, _ in walk_blobs(repo, old))
-            else:
-                changed = diff_blobs(repo, old, new)
-        else:
+        changed = _changes(repo, old, new)
+        if changed is None:
             _clear(db)
             db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
             changed = walk_blobs(repo, new) if new else iter(())
@@ -353,6 +361,52 @@ def _stats(db: sqlite3.Connection) -> tuple[int, int]:
     return int(n), int(total)
 
 
+def _stored_tip(db: sqlite3.Connection) -> str | None:
+    # fetchall: a statement left unfinished would hold a read snapshot open.
+    rows = db.execute("SELECT value FROM info WHERE key = 'tip'").fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def _changes(
+    repo: pygit2.Repository, old: str | None, new: str
+) -> Iterable[tuple[str, str | None]] | None:
+    """The file records to apply to move an index at `old` to `new`; None when `old` names no
+    tree of this repository (nothing recorded, or another repository's): built from nothing."""
+    if old is None or not (old == "" or _has_tree(repo, old)):
+        return None
+    if old == "":
+        return walk_blobs(repo, new) if new else iter(())
+    if new == "":
+        return ((p, None) for p, _ in walk_blobs(repo, old))
+    return diff_blobs(repo, old, new)
+
+
+def _changes_at_least(repo: pygit2.Repository, old: str | None, new: str, n: int) -> bool:
+    """Whether moving the index from `old` to `new` touches `n` file records or more; reads
+    only the trees that list the first `n`."""
+    if old == new:
+        return False
+    changed = _changes(repo, old, new)
+    if changed is None:
+        changed = walk_blobs(repo, new) if new else iter(())
+    return sum(1 for _ in itertools.islice(changed, n)) >= n
+
+
+def _build_in_child(path: str, git_dir: str, commit_id: str) -> bool:
+    """Bring the index file at `path` to the State Map of `commit_id` in a child process;
+    whether it did. The build's peak (every entity of a large tree read, tokenised and
+    inserted; the allocator keeps what it once held) is then the child's, and a long-lived
+    process only opens the result."""
+    argv = [sys.executable, "-m", _CHILD, git_dir, path, commit_id]
+    try:
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
 def _has_tree(repo: pygit2.Repository, oid: str) -> bool:
     try:
         return isinstance(repo[oid], pygit2.Tree)
@@ -388,6 +442,10 @@ def _known_terms(db: sqlite3.Connection, artifacts: list[str]) -> dict[str, Coun
 # 200,000 decoded docs each (648 MB of serve at 50k files), and ranking is CPU work the GIL
 # would serialise anyway.
 _OPEN: dict[str, RelevanceIndex] = {}
+# From how many changed file records a refresh runs in a child process (`build_in_child`);
+# None: always in this one, as a short-lived `tm ask` does.
+_CHILD_MIN_FILES: int | None = None
+_CHILD = "tinymem.hydration.indexchild"
 _OPEN_BOUND = 4
 _TURN = threading.RLock()
 
@@ -402,6 +460,15 @@ def open_index(cache_dir: str) -> RelevanceIndex:
                 _OPEN.pop(next(iter(_OPEN))).close()
             found = _OPEN[cache_dir] = RelevanceIndex(os.path.join(cache_dir, _FILENAME))
         return found
+
+
+def build_in_child(min_files: int | None) -> None:
+    """From now on in this process, a refresh that changes at least `min_files` file records
+    (the first build of a large tree) runs in a child process (None: never). For `tm serve`,
+    which would otherwise keep the build's peak of memory for as long as it runs; below one
+    batch of files (`_FILES_PER_BATCH`) the peak is no higher than a request's."""
+    global _CHILD_MIN_FILES
+    _CHILD_MIN_FILES = min_files
 
 
 _ATTEMPTS = 3  # another process moving the file between refresh and read, again and again

@@ -22,6 +22,7 @@ from tinymem.errors import TinymemError
 from tinymem.serve import console
 from tinymem.serve.chat import ChatOutcome, ServeSettings, chat, conversation_of, trailer
 from tinymem.serve.errors import error_body, internal_error, status_for
+from tinymem.serve.memory import give_back
 from tinymem.serve.request import json_body
 
 __all__ = ["SETTINGS", "completions"]
@@ -98,6 +99,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
     if body.get("stream"):
         return await _stream(request, settings, body, ident)
     outcome = await asyncio.to_thread(chat, settings, body, None)
+    _settle_after()
     _noted(request, outcome)
     failed = outcome.result.error
     if failed is not None:
@@ -225,4 +227,11 @@ async def _stream(
             )
     await sse.send(b"data: [DONE]\n\n")
     await sse.close()
+    _settle_after()
     return response
+
+
+def _settle_after() -> None:
+    """`give_back` what the request left, in a worker thread, without keeping the client
+    waiting for it."""
+    asyncio.get_running_loop().run_in_executor(None, give_back)
