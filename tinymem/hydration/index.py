@@ -7,10 +7,12 @@ itself fails, ranking falls back to an index built in memory from the State Map.
 - `terms`: the term counts of an entity's text, keyed by its artifact id. Content-addressed, so
   an entry never goes stale and an unchanged entity in a changed file costs a lookup.
 - `docs` and `postings`: the live entities of the State Map at one tip (the `meta/` tree id in
-  `info`), with an inverted index term -> (doc, tf). Document frequencies are the postings'
-  counts; the corpus size and total length sit in `info`. A new tip is applied as the diff of
-  the two `meta/` trees (`diff_blobs`: equal subtrees unread), so a tip with one changed file
-  costs that file's entities, not the repository.
+  `info`), with an inverted index term -> (doc, tf, impact), also ordered by impact (an upper
+  bound of what the posting adds to its doc's score: ranking reads the best first and stops
+  early, `topk.py`). Document frequencies are kept per term in `df`, counted up and down with
+  the postings; the corpus size and total length are counted from `docs`. A new tip is
+  applied as the diff of the two `meta/` trees (`diff_blobs`: equal subtrees unread), so a
+  tip with one changed file costs that file's entities, not the repository.
 
 A prompt then reads the postings of its own terms, the docs named by its words and files,
 and nothing else (`relevance.score`). A long-lived process (`tm serve`) keeps the open index
@@ -24,19 +26,26 @@ import os
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pygit2
 
 from tinymem.gitobjects import diff_blobs, walk_blobs
-from tinymem.hydration.corpus import Corpus, DocInfo, MemoryCorpus, doc_flags, last_name
+from tinymem.hydration.corpus import (
+    Corpus,
+    DocInfo,
+    MemoryCorpus,
+    doc_flags,
+    impact,
+    last_name,
+)
 from tinymem.hydration.relevance import doc_counts, terms
 from tinymem.statemap import META, FileMeta, StateView
 
 __all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "ranking_with"]
 
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 _FILENAME = "relevance.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,10 +57,13 @@ CREATE INDEX IF NOT EXISTS docs_path ON docs (path);
 CREATE INDEX IF NOT EXISTS docs_base ON docs (base);
 CREATE INDEX IF NOT EXISTS docs_last ON docs (last);
 CREATE TABLE IF NOT EXISTS postings (
-    term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (term, doc)
+    term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, impact REAL NOT NULL,
+    PRIMARY KEY (term, doc)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_impact ON postings (term, impact);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 """
-_TABLES = ("info", "terms", "docs", "postings")
+_TABLES = ("info", "terms", "docs", "postings", "df")
 _CHUNK = 500
 _FILES_PER_BATCH = 2000
 
@@ -103,6 +115,7 @@ class RelevanceIndex(Corpus):
         self._size = 0
         self._total = 0
         self._docs: dict[int, DocInfo] = {}  # decoded once per process: `tm serve` reuses them
+        self._tops: frozenset[str] = frozenset()
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -170,6 +183,7 @@ class RelevanceIndex(Corpus):
             self._docs.clear()
             raise
         self._size, self._total = _stats(db)
+        self._tops = _tops(view.repo, target)
         self.tip = target
 
     def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
@@ -196,6 +210,8 @@ class RelevanceIndex(Corpus):
             rows = db.execute(f"SELECT id, terms FROM docs WHERE path IN ({marks})", chunk)
             drop = [(t, i) for i, listed in rows.fetchall() for t in listed.split()]
             db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?", drop)
+            fewer = Counter(t for t, _ in drop)
+            db.executemany("UPDATE df SET n = n - ? WHERE term = ?", _swapped(fewer))
             db.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
         row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
         next_id = int(row[0]) + 1
@@ -217,14 +233,16 @@ class RelevanceIndex(Corpus):
         known = _known_terms(db, [r.artifact for m in metas for r in m.live_entities()])
         before = set(known)
         docs: list[tuple[str, str, str, str, int, int, str]] = []
-        postings: list[tuple[str, int, int]] = []
+        postings: list[tuple[str, int, int, float]] = []
         for meta in metas:
             for e in _entities_of(view, meta, known):
                 base = e.path.rsplit("/", 1)[-1]
                 length = sum(e.counts.values())
                 listed = " ".join(e.counts)
                 docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags, listed))
-                postings.extend((t, next_id, f) for t, f in e.counts.items())
+                postings.extend(
+                    (t, next_id, f, impact(f, length, e.path, e.flags)) for t, f in e.counts.items()
+                )
                 next_id += 1
         first = next_id - len(docs)
         db.executemany(
@@ -232,7 +250,11 @@ class RelevanceIndex(Corpus):
             [(first + k, *d) for k, d in enumerate(docs)],
         )
         postings.sort()  # in key order: appended to the B-tree, not scattered through it
-        db.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
+        db.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", postings)
+        db.executemany(
+            "INSERT INTO df VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET n = n + excluded.n",
+            Counter(t for t, _, _, _ in postings).items(),
+        )
         db.executemany(
             "INSERT OR IGNORE INTO terms VALUES (?, ?)",
             [(a, _encode(c)) for a, c in known.items() if a not in before],
@@ -256,6 +278,74 @@ class RelevanceIndex(Corpus):
     def postings(self, term: str) -> dict[int, int]:
         rows = self._db_open().execute("SELECT doc, tf FROM postings WHERE term = ?", (term,))
         return dict(rows)
+
+    def df(self, terms: Iterable[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for chunk in _chunks(sorted(set(terms))):
+            marks = ",".join("?" * len(chunk))
+            rows = self._db_open().execute(
+                f"SELECT term, n FROM df WHERE term IN ({marks}) AND n > 0", chunk
+            )
+            out.update(rows)
+        return out
+
+    def by_impact(
+        self, term: str, after: tuple[float, int] | None, limit: int
+    ) -> list[tuple[float, int]]:
+        # `postings_impact` read backwards from `after`: ties of impact by doc, descending.
+        if after is None:
+            rows = self._db_open().execute(
+                "SELECT impact, doc FROM postings WHERE term = ? "
+                "ORDER BY impact DESC, doc DESC LIMIT ?",
+                (term, limit),
+            )
+        else:
+            rows = self._db_open().execute(
+                "SELECT impact, doc FROM postings WHERE term = ? AND (impact, doc) < (?, ?) "
+                "ORDER BY impact DESC, doc DESC LIMIT ?",
+                (term, after[0], after[1], limit),
+            )
+        return rows.fetchall()
+
+    def above(
+        self, weights: Mapping[str, float], at_least: float, limit: int | None
+    ) -> list[tuple[float, int]]:
+        # Summed in SQLite: ~160,000 postings of four common words in ~0.15 s, a fraction of
+        # what Python takes over the same rows.
+        if not weights:
+            return []
+        cases = " ".join("WHEN ? THEN ?" for _ in weights)
+        marks = ",".join("?" * len(weights))
+        rows = self._db_open().execute(
+            f"SELECT sum(impact * CASE term {cases} END) AS bound, doc FROM postings "
+            f"WHERE term IN ({marks}) GROUP BY doc HAVING bound >= ? "
+            "ORDER BY bound DESC, doc DESC LIMIT ?",
+            (
+                *(x for tw in weights.items() for x in tw),
+                *weights,
+                at_least,
+                -1 if limit is None else limit,
+            ),
+        )
+        return rows.fetchall()
+
+    def tfs(self, ids: Sequence[int], terms: Iterable[str]) -> dict[int, dict[str, int]]:
+        out: dict[int, dict[str, int]] = {i: {} for i in ids}
+        wanted = sorted(set(ids))
+        for t in set(terms):
+            for chunk in _chunks(wanted):
+                marks = ",".join("?" * len(chunk))
+                rows = self._db_open().execute(
+                    f"SELECT doc, tf FROM postings WHERE term = ? AND doc IN ({marks})",
+                    (t, *chunk),
+                )
+                for i, f in rows:
+                    out[i][t] = f
+        return out
+
+    @property
+    def tops(self) -> frozenset[str]:
+        return self._tops
 
     def named(self, lasts: Iterable[str]) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
@@ -309,6 +399,19 @@ def _clear(db: sqlite3.Connection) -> None:
 def _stats(db: sqlite3.Connection) -> tuple[int, int]:
     n, total = db.execute("SELECT count(*), coalesce(sum(length), 0) FROM docs").fetchone()
     return int(n), int(total)
+
+
+def _tops(repo: pygit2.Repository, meta: str) -> frozenset[str]:
+    """The top-level directories of the `meta/` tree: where a file's record sits is its path."""
+    if not meta:
+        return frozenset()
+    tree = repo[meta]
+    assert isinstance(tree, pygit2.Tree)
+    return frozenset(str(e.name) for e in tree if e.type_str == "tree")
+
+
+def _swapped(counts: Counter[str]) -> list[tuple[int, str]]:
+    return [(n, t) for t, n in counts.items()]
 
 
 def _has_tree(repo: pygit2.Repository, oid: str) -> bool:
