@@ -46,9 +46,6 @@ NONCODE_FACTOR = 0.2
 TEST_FACTOR = 0.3
 STUB_FACTOR = 0.05
 VENDORED_FACTOR = 0.25
-# The mean doc length a stored impact assumes: the real one is only known once every doc is
-# in, and moves with every tip. Against another mean the bound is scaled (`impact_scale`).
-AVGDL_REF = 64.0
 
 _VENDORED_DIRS = frozenset(
     {
@@ -109,12 +106,12 @@ def vendored(path: str) -> bool:
     return parts[-1].endswith((".pyi", ".d.ts"))
 
 
-def impact(tf: int, length: int, path: str, flags: int) -> float:
+def impact(tf: int, length: int, path: str, flags: int, avgdl: float) -> float:
     """What one posting can add to its doc's score, before the term's idf, for a doc the
-    request neither names nor gives the file of: BM25's term factor at `AVGDL_REF` times the
-    factors that always apply to such a doc (prose and data, stubs, vendored code). Tests'
-    factor depends on the request, and the top-directory boost too: left out (`impact_scale`)."""
-    f = tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / AVGDL_REF))
+    request neither names nor gives the file of: BM25's term factor at mean length `avgdl`
+    times the factors that always apply to such a doc (prose and data, stubs, vendored code).
+    Tests' factor depends on the request, and the top-directory boost too: left out."""
+    f = tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
     if flags & FLAG_NONCODE:
         f *= NONCODE_FACTOR
     if flags & FLAG_STUB:
@@ -124,12 +121,13 @@ def impact(tf: int, length: int, path: str, flags: int) -> float:
     return f
 
 
-def impact_scale(avgdl: float) -> float:
-    """How far a stored impact may fall short of the real term factor at mean length `avgdl`.
+def impact_scale(avgdl: float, assumed: float) -> float:
+    """How far an impact computed at mean length `assumed` may fall short of the real term
+    factor at mean length `avgdl` (the index's mean moves with every tip).
 
-    The length's share of the denominator scales by AVGDL_REF / avgdl and nothing else in it
-    does, so the factor grows by at most avgdl / AVGDL_REF (and shrinks when it is less)."""
-    return max(1.0, avgdl / AVGDL_REF)
+    The length's share of the denominator scales by assumed / avgdl and nothing else in it
+    does, so the factor grows by at most avgdl / assumed (and shrinks when it is less)."""
+    return max(1.0, avgdl / assumed)
 
 
 def doc_flags(path: str, head: bytes) -> int:
@@ -167,6 +165,11 @@ class Corpus(ABC):
     @abstractmethod
     def postings(self, term: str) -> dict[int, int]:
         """Doc id -> how often `term` occurs in it."""
+
+    @property
+    @abstractmethod
+    def impact_avgdl(self) -> float:
+        """The mean length the impacts of `by_impact` and `above` were computed at."""
 
     @abstractmethod
     def df(self, terms: Iterable[str]) -> dict[str, int]:
@@ -249,6 +252,10 @@ class MemoryCorpus(Corpus):
     def postings(self, term: str) -> dict[int, int]:
         return self._postings.get(term, {})
 
+    @property
+    def impact_avgdl(self) -> float:
+        return self.avgdl  # the impacts are computed again after every `add`
+
     def df(self, terms: Iterable[str]) -> dict[str, int]:
         return {t: len(self._postings[t]) for t in set(terms) if t in self._postings}
 
@@ -260,7 +267,7 @@ class MemoryCorpus(Corpus):
             docs = self.docs
             ordered = sorted(
                 (
-                    (-impact(f, docs[i].length, docs[i].path, docs[i].flags), i)
+                    (-impact(f, docs[i].length, docs[i].path, docs[i].flags, self.avgdl), i)
                     for i, f in self._postings.get(term, {}).items()
                 ),
             )

@@ -45,7 +45,7 @@ from tinymem.statemap import META, FileMeta, StateView
 
 __all__ = ["INDEX_VERSION", "RelevanceIndex", "corpus_for", "open_index", "ranking_with"]
 
-INDEX_VERSION = "3"
+INDEX_VERSION = "4"
 _FILENAME = "relevance.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,6 +116,9 @@ class RelevanceIndex(Corpus):
         self._total = 0
         self._docs: dict[int, DocInfo] = {}  # decoded once per process: `tm serve` reuses them
         self._tops: frozenset[str] = frozenset()
+        # The mean length the stored impacts assume: the first batch's, kept after (the real
+        # one is known only once every doc is in, and moves with every tip).
+        self._impact_avgdl: float | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -183,6 +186,7 @@ class RelevanceIndex(Corpus):
             self._docs.clear()
             raise
         self._size, self._total = _stats(db)
+        self._impact_avgdl = _assumed(db)
         self._tops = _tops(view.repo, target)
         self.tip = target
 
@@ -213,6 +217,7 @@ class RelevanceIndex(Corpus):
             fewer = Counter(t for t, _ in drop)
             db.executemany("UPDATE df SET n = n - ? WHERE term = ?", _swapped(fewer))
             db.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
+        self._impact_avgdl = _assumed(db)
         row = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
         next_id = int(row[0]) + 1
         added = [oid for _, oid in pending if oid is not None]
@@ -233,17 +238,25 @@ class RelevanceIndex(Corpus):
         known = _known_terms(db, [r.artifact for m in metas for r in m.live_entities()])
         before = set(known)
         docs: list[tuple[str, str, str, str, int, int, str]] = []
-        postings: list[tuple[str, int, int, float]] = []
+        hits: list[tuple[str, int, int, int, str, int]] = []  # with what the impact needs
         for meta in metas:
             for e in _entities_of(view, meta, known):
                 base = e.path.rsplit("/", 1)[-1]
                 length = sum(e.counts.values())
                 listed = " ".join(e.counts)
                 docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags, listed))
-                postings.extend(
-                    (t, next_id, f, impact(f, length, e.path, e.flags)) for t, f in e.counts.items()
-                )
+                hits.extend((t, next_id, f, length, e.path, e.flags) for t, f in e.counts.items())
                 next_id += 1
+        if self._impact_avgdl is None and docs:
+            self._impact_avgdl = max(1.0, sum(d[4] for d in docs) / len(docs))
+            db.execute(
+                "INSERT OR REPLACE INTO info VALUES ('impact_avgdl', ?)", (str(self._impact_avgdl),)
+            )
+        assumed = self._impact_avgdl or 1.0
+        postings = [
+            (t, i, f, impact(f, length, path, flags, assumed))
+            for t, i, f, length, path, flags in hits
+        ]
         first = next_id - len(docs)
         db.executemany(
             "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -347,6 +360,10 @@ class RelevanceIndex(Corpus):
     def tops(self) -> frozenset[str]:
         return self._tops
 
+    @property
+    def impact_avgdl(self) -> float:
+        return self._impact_avgdl or 1.0
+
     def named(self, lasts: Iterable[str]) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
         for chunk in _chunks(sorted(set(lasts))):
@@ -399,6 +416,11 @@ def _clear(db: sqlite3.Connection) -> None:
 def _stats(db: sqlite3.Connection) -> tuple[int, int]:
     n, total = db.execute("SELECT count(*), coalesce(sum(length), 0) FROM docs").fetchone()
     return int(n), int(total)
+
+
+def _assumed(db: sqlite3.Connection) -> float | None:
+    row = db.execute("SELECT value FROM info WHERE key = 'impact_avgdl'").fetchone()
+    return float(row[0]) if row is not None else None
 
 
 def _tops(repo: pygit2.Repository, meta: str) -> frozenset[str]:

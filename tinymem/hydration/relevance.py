@@ -315,7 +315,7 @@ def score(
         corpus,
         hit,
         idf,
-        boost * impact_scale(avgdl),
+        boost * impact_scale(avgdl, corpus.impact_avgdl),
         keep=keep,
         cut=cut,
         scored=exact(sorted(pointed)),
