@@ -173,9 +173,13 @@ INDEX_PROMPTS = [
 ]
 
 
-def test_the_index_file_keeps_what_the_full_ranking_keeps(repo: Path) -> None:
-    """On the index file (impact order, `df`, tfs read back), after a change applied as a
-    diff too: the same docs kept, the same scores."""
+@pytest.mark.parametrize("one_by_one", [1000, 0])
+def test_the_index_file_keeps_what_the_full_ranking_keeps(
+    repo: Path, one_by_one: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the index file (impact order, `df`, tfs read back, each doc's bound summed by
+    SQLite), after a change applied as a diff too: the same docs kept, the same scores."""
+    monkeypatch.setattr(topk, "_SCORED_BOUND", one_by_one)
     _init(repo)
     index = RelevanceIndex(str(repo / "index.sqlite"))
 
