@@ -253,10 +253,12 @@ class RelevanceIndex(Corpus):
                 "INSERT OR REPLACE INTO info VALUES ('impact_avgdl', ?)", (str(self._impact_avgdl),)
             )
         assumed = self._impact_avgdl or 1.0
-        postings = [
-            (t, i, f, impact(f, length, path, flags, assumed))
-            for t, i, f, length, path, flags in hits
-        ]
+        # Moved, not copied: two sets of every posting of the batch would raise the peak
+        # that a long-lived process keeps.
+        postings: list[tuple[str, int, int, float]] = []
+        while hits:
+            t, i, f, length, path, flags = hits.pop()
+            postings.append((t, i, f, impact(f, length, path, flags, assumed)))
         first = next_id - len(docs)
         db.executemany(
             "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
