@@ -179,8 +179,8 @@ class Corpus(ABC):
     def by_impact(
         self, term: str, after: tuple[float, int] | None, limit: int
     ) -> list[tuple[float, int]]:
-        """Up to `limit` of `term`'s postings as (impact, doc), by impact descending then doc,
-        from the first after `after`."""
+        """Up to `limit` of `term`'s postings as (impact, doc), by impact descending (ties in
+        one fixed order of doc ids), from the first after `after`, a row this returned."""
 
     @abstractmethod
     def above(
