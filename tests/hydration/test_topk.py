@@ -19,7 +19,7 @@ from tests.conftest import git, tm, write
 from tinymem.hydration import hydrate, topk
 from tinymem.hydration.corpus import FLAG_NONCODE, FLAG_STUB, FLAG_TEST, MemoryCorpus
 from tinymem.hydration.index import RelevanceIndex
-from tinymem.hydration.relevance import score
+from tinymem.hydration.relevance import Request, score
 from tinymem.ledger import current
 from tinymem.repository import open_repo
 
@@ -127,9 +127,17 @@ def _big_corpus(n: int) -> MemoryCorpus:
 
 
 class _Counted(MemoryCorpus):
-    """Counts the docs ranking scores in full."""
+    """Counts the docs ranking scores in full and the postings it reads by impact."""
 
     scored = 0
+    read = 0
+
+    def by_impact(
+        self, term: str, after: tuple[float, int] | None, limit: int
+    ) -> list[tuple[float, int]]:
+        rows = super().by_impact(term, after, limit)
+        _Counted.read += len(rows)
+        return rows
 
     def tfs(self, ids: Sequence[int], terms: Iterable[str]) -> dict[int, dict[str, int]]:
         found = super().tfs(ids, terms)
@@ -156,6 +164,26 @@ def test_common_words_are_not_scored_in_every_doc_they_hit(prompt: str) -> None:
     assert kept(pruned, where, set(), 300, 0.1) == kept(full, where, set(), 300, 0.1)
     assert hits > 10000
     assert _Counted.scored < hits / 3
+
+
+def test_a_named_entity_stops_the_walk_at_once() -> None:
+    """Its bonus (+100) puts the threshold above what the words alone can add: the first
+    page of each term's best postings is read, not the thousands of postings they have."""
+    corpus = _big_corpus(15000)
+    counted = _Counted()
+    counted.__dict__.update(corpus.__dict__)
+    name = corpus.docs[42].symbol
+    prompt = f"make `{name}` retry the session cache"
+    full = score(corpus, prompt)
+    _Counted.scored = _Counted.read = 0
+    pruned = score(counted, prompt, keep=hydrate.MAX_CANDIDATES, cut=hydrate.MAP_CUT)
+    where = {d.id: d.path for d in corpus.docs}
+    assert kept(pruned, where, set(), 300, 0.1) == kept(full, where, set(), 300, 0.1)
+    assert max(pruned.values()) > 100
+    assert sum(s > 0 for s in full.values()) > 10000
+    terms = len([t for t in Request.parse(prompt).terms if corpus.postings(t)])
+    assert _Counted.read <= 64 * terms
+    assert _Counted.scored <= 64 * terms
 
 
 def _init(repo: Path) -> None:

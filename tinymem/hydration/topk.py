@@ -89,6 +89,8 @@ def top_docs(
         if len(scored) - named > _SCORED_BOUND:
             _by_bounds(corpus, terms, weights, scale, keep, best, scored, exact)
             break
+        if sum(bound[t] for t in live) * scale < threshold:
+            break  # no doc left unread can reach the threshold
         t = max(live, key=bound.__getitem__)
         rows = corpus.by_impact(t, after[t], page[t])
         if len(rows) < page[t]:
