@@ -26,6 +26,7 @@ __all__ = [
     "MemoryCorpus",
     "doc_flags",
     "impact",
+    "kind_factor",
     "last_name",
     "plain_symbol",
     "vendored",
@@ -106,12 +107,11 @@ def vendored(path: str) -> bool:
     return parts[-1].endswith((".pyi", ".d.ts"))
 
 
-def impact(tf: int, length: int, path: str, flags: int, avgdl: float) -> float:
-    """What one posting can add to its doc's score, before the term's idf, for a doc the
-    request neither names nor gives the file of: BM25's term factor at mean length `avgdl`
-    times the factors that always apply to such a doc (prose and data, stubs, vendored code).
-    Tests' factor depends on the request, and the top-directory boost too: left out."""
-    f = tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
+def kind_factor(path: str, flags: int) -> float:
+    """The factors that always apply to a doc the request neither names nor gives the file
+    of (prose and data, stubs, vendored code). Tests' factor depends on the request, and the
+    top-directory boost too: left out."""
+    f = 1.0
     if flags & FLAG_NONCODE:
         f *= NONCODE_FACTOR
     if flags & FLAG_STUB:
@@ -119,6 +119,13 @@ def impact(tf: int, length: int, path: str, flags: int, avgdl: float) -> float:
     if vendored(path):
         f *= VENDORED_FACTOR
     return f
+
+
+def impact(tf: int, length: int, kind: float, avgdl: float) -> float:
+    """What one posting can add to its doc's score, before the term's idf, for a doc the
+    request neither names nor gives the file of: BM25's term factor at mean length `avgdl`
+    times the doc's `kind_factor`."""
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl)) * kind
 
 
 def impact_scale(avgdl: float, assumed: float) -> float:
@@ -263,11 +270,12 @@ class MemoryCorpus(Corpus):
         self, term: str, after: tuple[float, int] | None, limit: int
     ) -> list[tuple[float, int]]:
         ordered = self._ordered.get(term)
+        avgdl = self.avgdl
         if ordered is None:
             docs = self.docs
             ordered = sorted(
                 (
-                    (-impact(f, docs[i].length, docs[i].path, docs[i].flags, self.avgdl), i)
+                    (-impact(f, docs[i].length, kind_factor(docs[i].path, docs[i].flags), avgdl), i)
                     for i, f in self._postings.get(term, {}).items()
                 ),
             )

@@ -38,6 +38,7 @@ from tinymem.hydration.corpus import (
     MemoryCorpus,
     doc_flags,
     impact,
+    kind_factor,
     last_name,
 )
 from tinymem.hydration.relevance import doc_counts, terms
@@ -238,14 +239,14 @@ class RelevanceIndex(Corpus):
         known = _known_terms(db, [r.artifact for m in metas for r in m.live_entities()])
         before = set(known)
         docs: list[tuple[str, str, str, str, int, int, str]] = []
-        hits: list[tuple[str, int, int, int, str, int]] = []  # with what the impact needs
+        hits: list[tuple[str, int, int]] = []
         for meta in metas:
             for e in _entities_of(view, meta, known):
                 base = e.path.rsplit("/", 1)[-1]
                 length = sum(e.counts.values())
                 listed = " ".join(e.counts)
                 docs.append((e.path, base, e.symbol, last_name(e.symbol), length, e.flags, listed))
-                hits.extend((t, next_id, f, length, e.path, e.flags) for t, f in e.counts.items())
+                hits.extend((t, next_id, f) for t, f in e.counts.items())
                 next_id += 1
         if self._impact_avgdl is None and docs:
             self._impact_avgdl = max(1.0, sum(d[4] for d in docs) / len(docs))
@@ -256,10 +257,11 @@ class RelevanceIndex(Corpus):
         # Moved, not copied: two sets of every posting of the batch would raise the peak
         # that a long-lived process keeps.
         postings: list[tuple[str, int, int, float]] = []
-        while hits:
-            t, i, f, length, path, flags = hits.pop()
-            postings.append((t, i, f, impact(f, length, path, flags, assumed)))
         first = next_id - len(docs)
+        kinds = [kind_factor(d[0], d[5]) for d in docs]
+        while hits:
+            t, i, f = hits.pop()
+            postings.append((t, i, f, impact(f, docs[i - first][4], kinds[i - first], assumed)))
         db.executemany(
             "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + k, *d) for k, d in enumerate(docs)],
