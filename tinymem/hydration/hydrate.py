@@ -126,7 +126,9 @@ def _score(
     """The candidates something points at, most relevant first, the keys of those that
     hold another entity of their file, and the snapshots read (by blob id). Only the files
     of candidates are read."""
-    found = score(corpus, prompt, files=files, file_symbol=FILE_SYMBOL)
+    found = score(
+        corpus, prompt, files=files, file_symbol=FILE_SYMBOL, keep=MAX_CANDIDATES, cut=MAP_CUT
+    )
     # What scores far below the best is never shown, not even by its signature: it is not
     # built at all (the files of thousands of weak matches would be read for nothing).
     floor = max(found.values(), default=0.0) * MAP_CUT

@@ -34,12 +34,35 @@ from tinymem.hydration.corpus import (
     FLAG_NONCODE,
     FLAG_STUB,
     FLAG_TEST,
+    K1,
+    NONCODE_FACTOR,
+    STUB_FACTOR,
+    TEST_FACTOR,
+    VENDORED_FACTOR,
+    B,
     Corpus,
     DocInfo,
     MemoryCorpus,
     doc_flags,
+    impact_scale,
     plain_symbol,
+    vendored,
 )
+from tinymem.hydration.topk import top_docs
+
+__all__ = [
+    "COMMON_WORDS",
+    "NONCODE_FACTOR",
+    "STUB_FACTOR",
+    "TEST_FACTOR",
+    "Doc",
+    "Request",
+    "doc_counts",
+    "rank",
+    "score",
+    "terms",
+    "vendored",
+]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -64,26 +87,9 @@ COMMON_WORDS = frozenset(
     time to type update use validate value view wait walk watch write
     """.split()  # noqa: SIM905
 )
-_VENDORED_DIRS = frozenset(
-    {
-        "node_modules",
-        "vendor",
-        "vendored",
-        "third_party",
-        "third-party",
-        "thirdparty",
-        "typeshed",
-        "site-packages",
-        "dist-packages",
-        "bower_components",
-    }
-)
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
-_K1 = 1.2
-_B = 0.75
-NONCODE_FACTOR = 0.2
-TEST_FACTOR = 0.3
-STUB_FACTOR = 0.05
+_K1 = K1
+_B = B
 
 
 _NORMAL: dict[str, str] = {}  # word part -> its term ("" when dropped); parts repeat a lot
@@ -151,14 +157,6 @@ class Request:
         )
 
 
-def vendored(path: str) -> bool:
-    """Code the project carries but did not write: dependencies, stubs, typeshed."""
-    parts = path.lower().split("/")
-    if any(p in _VENDORED_DIRS for p in parts[:-1]):
-        return True
-    return parts[-1].endswith((".pyi", ".d.ts"))
-
-
 def _file_named(path: str, req: Request, files: frozenset[str]) -> bool:
     return path in files or path in req.paths or path.rsplit("/", 1)[-1] in req.paths
 
@@ -186,81 +184,143 @@ def _bm25(
     return out
 
 
+def _bm25_of(
+    tf: Mapping[str, int], order: Sequence[str], idf: Mapping[str, float], norm: float
+) -> float:
+    """One doc's BM25, its terms added in `order` from 0.0: the floats `_bm25` gives."""
+    s = 0.0
+    for t in order:
+        f = tf.get(t)
+        if f:
+            s = s + idf[t] * f * (_K1 + 1) / (f + norm)
+    return s
+
+
+@dataclass
+class _Evidence:
+    """What the request says of a doc besides BM25: names, files, directories, kinds."""
+
+    req: Request
+    prompt: str
+    file_symbol: str
+    idf: dict[str, float]
+    defs: dict[str, int]
+    in_named: set[int]
+    rarest: float
+    per_path: dict[str, float]  # what depends on the path alone, once per file
+
+    def boosted(self, top: str) -> bool:
+        return top in self.req.words or top.replace("_", "-") in self.prompt
+
+    def total(self, i: int, d: DocInfo, s: float) -> float:
+        """The score of doc `i` whose BM25 is `s`."""
+        req = self.req
+        idf = self.idf
+        qualified = req.qualified
+        symbol = plain_symbol(d.symbol)
+        last = symbol.rsplit(".", 1)[-1]
+        named_file = i in self.in_named
+        if qualified and (symbol in qualified or any(q.endswith("." + symbol) for q in qualified)):
+            s += 1000
+        elif last in req.words and d.symbol != self.file_symbol:
+            plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named_file
+            bonus = (10 if plain_word else 100) / self.defs.get(last, 1)
+            # A name whose word runs through the whole repository (`get`, `app`, `execute`)
+            # is weaker evidence than a rare one, even written as code.
+            word = terms(last)
+            if len(word) == 1 and word[0] in idf and last not in req.code:
+                bonus *= min(1.0, 0.25 + idf[word[0]] / self.rarest)
+            s += bonus
+        factor = self.per_path.get(d.path)
+        if factor is None:
+            top = d.path.split("/", 1)[0]
+            boost = 1.5 if "/" in d.path and self.boosted(top) else 1.0
+            factor = boost * (VENDORED_FACTOR if vendored(d.path) else 1.0)
+            self.per_path[d.path] = factor
+        if named_file:
+            s += 30
+        else:
+            if d.flags & FLAG_NONCODE:
+                s *= NONCODE_FACTOR  # prose and data only when named
+            if d.flags & FLAG_TEST and "test" not in req.terms:
+                s *= TEST_FACTOR  # below the code they test
+        if d.flags & FLAG_STUB:
+            s *= STUB_FACTOR  # the implementation of an overload set, not its signatures
+        return s * factor
+
+
 def score(
     corpus: Corpus,
     prompt: str,
     *,
     files: Sequence[str] = (),
     file_symbol: str = "@file",
+    keep: int | None = None,
+    cut: float = 0.0,
 ) -> dict[int, float]:
     """Score of every doc something in the request points at (any other scores 0).
 
     Reads the postings of the request's terms, the docs its words name and the docs of the
     files it names: work in proportion to the request and what it hits, not to the corpus.
+
+    With `keep`: only what could be among the `keep` best (by score, then id) or reach `cut`
+    times the best, and the docs the request names or gives the files of, each with the
+    score it has without `keep`; the postings are read best first and no further than
+    that needs (`topk.py`).
     """
     req = Request.parse(prompt)
     given = frozenset(files)
     n = corpus.size or 1
     avgdl = corpus.avgdl
-    postings = {t: corpus.postings(t) for t in req.terms}
-    idf = {t: _idf(n, len(p)) for t, p in postings.items()}
     lasts = set(req.words) | {q.rsplit(".", 1)[-1] for q in req.qualified}
     named = corpus.named(lasts)
     in_named = set(corpus.in_files(given | req.paths, req.paths))
     pointed: set[int] = set(in_named)
-    for p in postings.values():
-        pointed.update(p)
     for found in named.values():
         pointed.update(found)
+    postings: dict[str, dict[int, int]] = {}
+    if keep is None:
+        postings = {t: corpus.postings(t) for t in req.terms}
+        idf = {t: _idf(n, len(p)) for t, p in postings.items()}
+        for p in postings.values():
+            pointed.update(p)
+    else:
+        df = corpus.df(req.terms)
+        idf = {t: _idf(n, df.get(t, 0)) for t in req.terms}
     docs = corpus.info(pointed)
     # An overload set, or a property and its setter, is one definition.
     defs = {
         last: len({(docs[i].path, plain_symbol(docs[i].symbol)) for i in found if i in docs})
         for last, found in named.items()
     }
-    about_tests = "test" in req.terms
-    rarest = _idf(n, 0)
-    bm25 = _bm25(postings, idf, docs, avgdl)
-    # What depends on the path alone, once per file rather than once per entity.
-    per_path: dict[str, float] = {}
-    scores: dict[int, float] = {}
-    qualified = req.qualified
-    for i, d in docs.items():
-        s = bm25.get(i, 0.0)
-        symbol = plain_symbol(d.symbol)
-        last = symbol.rsplit(".", 1)[-1]
-        named_file = i in in_named
-        if qualified and (symbol in qualified or any(q.endswith("." + symbol) for q in qualified)):
-            s += 1000
-        elif last in req.words and d.symbol != file_symbol:
-            plain_word = last.lower() in COMMON_WORDS and last not in req.code and not named_file
-            bonus = (10 if plain_word else 100) / defs.get(last, 1)
-            # A name whose word runs through the whole repository (`get`, `app`, `execute`)
-            # is weaker evidence than a rare one, even written as code.
-            word = terms(last)
-            if len(word) == 1 and word[0] in idf and last not in req.code:
-                bonus *= min(1.0, 0.25 + idf[word[0]] / rarest)
-            s += bonus
-        factor = per_path.get(d.path)
-        if factor is None:
-            top = d.path.split("/", 1)[0]
-            boost = (
-                1.5
-                if "/" in d.path and (top in req.words or top.replace("_", "-") in prompt)
-                else 1.0
+    evidence = _Evidence(req, prompt, file_symbol, idf, defs, in_named, _idf(n, 0), {})
+    if keep is None:
+        bm25 = _bm25(postings, idf, docs, avgdl)
+        return {i: evidence.total(i, d, bm25.get(i, 0.0)) for i, d in docs.items()}
+    hit = [t for t in req.terms if df.get(t, 0)]  # the order of `req.terms`, as `_bm25`'s
+
+    def exact(ids: list[int]) -> dict[int, float]:
+        found = corpus.info(ids)
+        tfs = corpus.tfs(list(found), hit)
+        return {
+            i: evidence.total(
+                i, d, _bm25_of(tfs[i], hit, idf, _K1 * (1 - _B + _B * d.length / avgdl))
             )
-            factor = per_path[d.path] = boost * (0.25 if vendored(d.path) else 1.0)
-        if named_file:
-            s += 30
-        else:
-            if d.flags & FLAG_NONCODE:
-                s *= NONCODE_FACTOR  # prose and data only when named
-            if d.flags & FLAG_TEST and not about_tests:
-                s *= TEST_FACTOR  # below the code they test
-        if d.flags & FLAG_STUB:
-            s *= STUB_FACTOR  # the implementation of an overload set, not its signatures
-        scores[i] = s * factor
-    return scores
+            for i, d in found.items()
+        }
+
+    # Outside the docs named, the top-directory boost is the only factor above one.
+    boost = 1.5 if any(evidence.boosted(top) for top in corpus.tops) else 1.0
+    return top_docs(
+        corpus,
+        hit,
+        idf,
+        boost * impact_scale(avgdl, corpus.impact_avgdl),
+        keep=keep,
+        cut=cut,
+        scored=exact(sorted(pointed)),
+        exact=exact,
+    )
 
 
 def rank(
