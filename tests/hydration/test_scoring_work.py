@@ -55,7 +55,7 @@ def test_the_sums_are_those_doc_by_doc(prompt: str) -> None:
     idf = {t: relevance._idf(n, len(p)) for t, p in postings.items()}
     docs = corpus.info({i for p in postings.values() for i in p} | {0, 1, 2})
     got = relevance._bm25(postings, idf, docs, avgdl)
-    k1, b = relevance._K1, relevance._B
+    k1, b = relevance.K1, relevance.B
     hit = 0
     for i, d in docs.items():
         s = 0.0  # as `score` summed before: every doc against every term

@@ -21,7 +21,7 @@ from itertools import pairwise
 
 from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
-from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags
+from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags, last_name
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.index import rank_with
 from tinymem.hydration.memory import RECENT, Recall, about, recall
@@ -110,7 +110,7 @@ _DECLARING = frozenset(
 def _said(symbol: str, signature: str) -> str:
     """` — signature` for the signature map, or "" when it only repeats the name
     (`def resolve_redirects(`, `class Session:`: a signature's parameters on lines below)."""
-    name = symbol.split("#", 1)[0].rsplit(".", 1)[-1]
+    name = last_name(symbol)
     words = _WORD.findall(signature.replace(name, " ", 1))
     return "" if all(w in _DECLARING for w in words) else f" — {signature}"
 

@@ -239,7 +239,7 @@ class RelevanceIndex(Corpus):
         db = self._db_open()
         db.execute("BEGIN")
         try:
-            db.execute("SELECT value FROM info WHERE key = 'tip'").fetchone()  # starts the read
+            _stored_tip(db)  # starts the read
             yield _data_version(db) == self._seen
         finally:
             with contextlib.suppress(sqlite3.Error):
@@ -247,11 +247,10 @@ class RelevanceIndex(Corpus):
 
     def _apply(self, db: sqlite3.Connection, view: StateView, old: str | None, new: str) -> None:
         repo = view.repo
-        changed = _changes(repo, old, new)
-        if changed is None:
+        changed, from_nothing = _changes(repo, old, new)
+        if from_nothing:
             _clear(db)
             db.execute("INSERT INTO info VALUES ('version', ?)", (INDEX_VERSION,))
-            changed = walk_blobs(repo, new) if new else iter(())
         pending: list[tuple[str, str | None]] = list(changed)
         self._docs.clear()  # ids of removed docs may be reused
         gone = [p for p, _ in pending]
@@ -483,16 +482,17 @@ def _stored_tip(db: sqlite3.Connection) -> str | None:
 
 def _changes(
     repo: pygit2.Repository, old: str | None, new: str
-) -> Iterable[tuple[str, str | None]] | None:
-    """The file records to apply to move an index at `old` to `new`; None when `old` names no
-    tree of this repository (nothing recorded, or another repository's): built from nothing."""
-    if old is None or not (old == "" or _has_tree(repo, old)):
-        return None
-    if old == "":
-        return walk_blobs(repo, new) if new else iter(())
+) -> tuple[Iterable[tuple[str, str | None]], bool]:
+    """The file records to apply to move an index at `old` to `new`, and whether it is built
+    from nothing: `old` names no tree of this repository (nothing recorded, or another
+    repository's), so every record of `new` comes and what the file holds goes."""
+    from_nothing = old is None or not (old == "" or _has_tree(repo, old))
+    if from_nothing or old == "":
+        return (walk_blobs(repo, new) if new else iter(())), from_nothing
+    assert old is not None
     if new == "":
-        return ((p, None) for p, _ in walk_blobs(repo, old))
-    return diff_blobs(repo, old, new)
+        return ((p, None) for p, _ in walk_blobs(repo, old)), False
+    return diff_blobs(repo, old, new), False
 
 
 def _changes_at_least(repo: pygit2.Repository, old: str | None, new: str, n: int) -> bool:
@@ -500,9 +500,7 @@ def _changes_at_least(repo: pygit2.Repository, old: str | None, new: str, n: int
     only the trees that list the first `n`."""
     if old == new:
         return False
-    changed = _changes(repo, old, new)
-    if changed is None:
-        changed = walk_blobs(repo, new) if new else iter(())
+    changed, _ = _changes(repo, old, new)
     return sum(1 for _ in itertools.islice(changed, n)) >= n
 
 

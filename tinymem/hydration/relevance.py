@@ -88,8 +88,6 @@ COMMON_WORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
-_K1 = K1
-_B = B
 
 
 _NORMAL: dict[str, str] = {}  # word part -> its term ("" when dropped); parts repeat a lot
@@ -174,13 +172,13 @@ def _bm25(
     """BM25 of `docs`, term by term over each term's postings (not every doc against every
     term: on mypy a prompt of common words hits ~10k docs). Each doc's sum is added up in
     the order of the terms, from 0.0: the same floats as doc by doc."""
-    norms = {i: _K1 * (1 - _B + _B * d.length / avgdl) for i, d in docs.items()}
+    norms = {i: K1 * (1 - B + B * d.length / avgdl) for i, d in docs.items()}
     out: dict[int, float] = {}
     for t, p in postings.items():
         weight = idf[t]
         for i, f in p.items():
             if f and i in norms:
-                out[i] = out.get(i, 0.0) + weight * f * (_K1 + 1) / (f + norms[i])
+                out[i] = out.get(i, 0.0) + weight * f * (K1 + 1) / (f + norms[i])
     return out
 
 
@@ -192,7 +190,7 @@ def _bm25_of(
     for t in order:
         f = tf.get(t)
         if f:
-            s = s + idf[t] * f * (_K1 + 1) / (f + norm)
+            s = s + idf[t] * f * (K1 + 1) / (f + norm)
     return s
 
 
@@ -303,9 +301,7 @@ def score(
         found = corpus.info(ids)
         tfs = corpus.tfs(list(found), hit)
         return {
-            i: evidence.total(
-                i, d, _bm25_of(tfs[i], hit, idf, _K1 * (1 - _B + _B * d.length / avgdl))
-            )
+            i: evidence.total(i, d, _bm25_of(tfs[i], hit, idf, K1 * (1 - B + B * d.length / avgdl)))
             for i, d in found.items()
         }
 

@@ -112,11 +112,21 @@ def top_docs(
                 new.append(i)
         if rows and t in live:
             bound[t] = weight * rows[-1][0]
-        found = exact(new)
-        scored.update(found)
-        for s in found.values():
-            best.note(s)
+        _score(new, exact, scored, best)
     return scored
+
+
+def _score(
+    ids: list[int],
+    exact: Callable[[list[int]], dict[int, float]],
+    scored: dict[int, float],
+    best: _Best,
+) -> None:
+    """Score `ids` exactly into `scored`, each score raising the threshold as it may."""
+    found = exact(ids)
+    scored.update(found)
+    for s in found.values():
+        best.note(s)
 
 
 def _by_bounds(
@@ -136,10 +146,7 @@ def _by_bounds(
     weighed = {t: weights[t] for t in terms}
     limit = 2 * keep
     rows = corpus.above(weighed, best.threshold / scale, limit)
-    found = exact([i for _, i in rows if i not in scored])
-    scored.update(found)
-    for s in found.values():
-        best.note(s)
+    _score([i for _, i in rows if i not in scored], exact, scored, best)
     if len(rows) == limit and rows[-1][0] * scale >= best.threshold:
         rest = corpus.above(weighed, best.threshold / scale, None)
         scored.update(exact([i for _, i in rest if i not in scored]))

@@ -92,6 +92,14 @@ def _wants_usage(body: Any) -> bool:
 
 
 async def completions(request: web.Request) -> web.StreamResponse:
+    try:
+        return await _answer(request)
+    finally:
+        # Whatever the request ended in, what it left is given back.
+        _settle_after()
+
+
+async def _answer(request: web.Request) -> web.StreamResponse:
     settings = request.app[SETTINGS]
     body = await json_body(request)
     conversation_of(body)  # a malformed request is refused before any work
@@ -99,7 +107,6 @@ async def completions(request: web.Request) -> web.StreamResponse:
     if body.get("stream"):
         return await _stream(request, settings, body, ident)
     outcome = await asyncio.to_thread(chat, settings, body, None)
-    _settle_after()
     _noted(request, outcome)
     failed = outcome.result.error
     if failed is not None:
@@ -227,7 +234,6 @@ async def _stream(
             )
     await sse.send(b"data: [DONE]\n\n")
     await sse.close()
-    _settle_after()
     return response
 
 
