@@ -142,11 +142,15 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def handle(self) -> None:
-        # The client gave up (timeout, cancelled stream): not a server error.
-        with contextlib.suppress(
-            BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError
-        ):
-            super().handle()
+        self.owner._connected(+1)
+        try:
+            # The client gave up (timeout, cancelled stream): not a server error.
+            with contextlib.suppress(
+                BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError
+            ):
+                super().handle()
+        finally:
+            self.owner._connected(-1)
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -527,6 +531,7 @@ class ModelServer:
         self.errors: list[str] = []  # tracebacks of server-side exceptions (should stay empty)
         self._queue: deque[ScriptedReply] = deque()
         self._requests: list[RecordedRequest] = []
+        self._open = 0  # connections a client holds open (kept alive or mid-reply)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -602,6 +607,17 @@ class ModelServer:
     @property
     def listed_models(self) -> tuple[str, ...]:
         return self.models if self.models is not None else ("test", "qwen2.5-coder:7b")
+
+    def _connected(self, change: int) -> None:
+        with self._lock:
+            self._open += change
+
+    @property
+    def open_connections(self) -> int:
+        """Connections the client has not closed: kept alive for its next request, or left
+        behind by a reply it stopped reading and never closed."""
+        with self._lock:
+            return self._open
 
     def _next_reply(self) -> ScriptedReply:
         with self._lock:

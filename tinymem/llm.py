@@ -211,6 +211,7 @@ def call(
     parts: list[str] = []
     size = 0
     usage: Any = None
+    stream: Any = None
     try:
         stream = litellm.completion(**kwargs)
         for chunk in stream:
@@ -242,6 +243,8 @@ def call(
         raise
     except Exception as exc:  # litellm/openai/httpx exceptions have no common base
         raise _translate(exc, model, api_base, timeout) from exc
+    finally:
+        _close(stream)
     text = "".join(parts)
     if not text.strip():
         raise ModelReplyError(
@@ -254,6 +257,17 @@ def call(
         seconds=time.monotonic() - start,
         first_token_seconds=first,
     )
+
+
+def _close(stream: Any) -> None:
+    """Close a stream now, read to its end or not. One left open was closed by the garbage
+    collector whenever a collection ran: once inside the next call's request, while that
+    thread held httpcore's pool lock, which the close then waited for, for good (the test
+    suite hung so; `tm serve` makes every call in one process)."""
+    close = getattr(stream, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            close()
 
 
 def _reachable_litellm(model: str, api_base: str | None, timeout: float) -> Any:
