@@ -84,3 +84,30 @@ def test_a_stream_stopped_by_ctrl_c_is_closed(server: ModelServer, no_collector:
     result = _call(server, on_text=on_text)
     assert result.aborted
     assert _closed(server), "the stream was left open"
+
+
+def test_an_ollama_call_asks_the_endpoint_nothing_more(server: ModelServer) -> None:
+    """litellm priced each call from the model's details, which it asked Ollama for
+    (`/api/show`) from a logging thread after the call returned, under its own 6,000 s
+    timeout; `tm ask` waited for that thread before it could exit."""
+    server.add(ScriptedReply(text=_REPLY))
+    reply = llm.call(
+        "ollama_chat/test",
+        [{"role": "user", "content": "x"}],
+        api_base=server.url,
+        timeout=10,
+        context=4096,
+        max_reply_chars=100_000,
+    )
+    assert reply.text == _REPLY
+    deadline = time.monotonic() + 2  # it came within milliseconds of the call's end
+    while time.monotonic() < deadline:
+        assert [r.path for r in server.requests] == ["/api/chat"]
+        time.sleep(0.05)
+
+
+def test_tm_s_price_is_not_sent_to_the_model(server: ModelServer, no_collector: None) -> None:
+    server.add(ScriptedReply(text=_REPLY))
+    assert _call(server).text == _REPLY
+    (request,) = server.chat_requests
+    assert not [k for k in request.body if "cost" in k]

@@ -197,6 +197,11 @@ def call(
         # and hide the endpoint's real error.
         "num_retries": 0,
         "max_retries": 0,
+        # A price of tm's own: without one, litellm's logging thread asked an Ollama endpoint
+        # for the model's details (`/api/show`) after every call, under litellm's 6,000 s
+        # timeout, and the interpreter waits for that thread before it exits.
+        "input_cost_per_token": 0.0,
+        "output_cost_per_token": 0.0,
     }
     if api_base:
         kwargs["api_base"] = api_base
