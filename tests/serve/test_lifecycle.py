@@ -26,6 +26,7 @@ from tests.serve.served import (
     is_error_object,
     launch,
     start,
+    stop,
 )
 from tinymem.errors import UsageError
 from tinymem.serve.request import BODY_TIMEOUT, BODY_TIMEOUT_ENV, body_timeout
@@ -166,3 +167,14 @@ def test_the_body_deadline_is_30_s_unless_set_to_seconds_above_0(
         monkeypatch.setenv(BODY_TIMEOUT_ENV, bad)
         with pytest.raises(UsageError, match=f"{BODY_TIMEOUT_ENV} must be a number of seconds"):
             body_timeout()
+
+
+def test_sigint_right_after_the_announcement_stops_cleanly(repo: Path, server: ModelServer) -> None:
+    # The port used to be announced before the loop's signal handlers were installed: a
+    # SIGINT in between met tm's own Ctrl-C handler and exited 130 (1 start in 10).
+    init(repo)
+    for _ in range(5):
+        s = start(repo, server)  # returns as soon as the announcement is read
+        err = stop(s)  # exit 0, no traceback
+        assert err.rstrip().endswith("tm serve: stopped"), err
+        assert "interrupted" not in err, err

@@ -95,8 +95,6 @@ async def _serve(
     except OSError as exc:
         await runner.cleanup()
         raise _bind_error(host, port, exc) from None
-    console.emit(announce(int(runner.addresses[0][1])))
-
     stop = asyncio.Event()
 
     def on_signal() -> None:
@@ -113,8 +111,11 @@ async def _serve(
             )
         stop.set()
 
+    # Before the announcement: whoever reads it may signal at once, and a signal before these
+    # handlers meets tm's own (an exit 130, "tm: interrupted"; SIGTERM's default death).
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal)
+    console.emit(announce(int(runner.addresses[0][1])))
     await stop.wait()
     await flights.idle()
     await runner.cleanup()
