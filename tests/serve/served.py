@@ -25,6 +25,7 @@ from tests.modelserver import ModelServer
 
 REPLY = '```python path=app.py\ndef fetch_user(uid):\n    return {"id": uid, "v": 3}\n```\n'
 FIXED_APP = PY_APP.replace('    return {"id": uid}\n', '    return {"id": uid, "v": 3}\n')
+CLIENT_TIMEOUT = 120.0  # seconds: the openai client's wait for any one response
 ANNOUNCED = re.compile(r"^tm serve: http://(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)/v1 ")
 
 
@@ -48,7 +49,10 @@ class Served:
         return f"http://127.0.0.1:{self.port}"
 
     def client(self, token: str = "none") -> openai.OpenAI:
-        return openai.OpenAI(base_url=self.url + "/v1", api_key=token, max_retries=0)
+        # Not the client's default of 600 s: a server that stops answering fails one test.
+        return openai.OpenAI(
+            base_url=self.url + "/v1", api_key=token, max_retries=0, timeout=CLIENT_TIMEOUT
+        )
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=60) as r:
@@ -128,7 +132,7 @@ def reap() -> None:
         process = LAUNCHED.pop()
         if process.poll() is None:
             process.kill()
-        process.communicate()
+        process.communicate(timeout=30)
 
 
 def start(repo: Path, model: ModelServer, *extra: str) -> Served:
@@ -137,7 +141,7 @@ def start(repo: Path, model: ModelServer, *extra: str) -> Served:
     found = ANNOUNCED.match(line)
     if found is None:
         process.kill()
-        _, err = process.communicate()
+        _, err = process.communicate(timeout=30)
         raise AssertionError(f"tm serve did not announce its port: {line!r} {err}")
     return Served(repo, model, int(found.group(1)), process)
 

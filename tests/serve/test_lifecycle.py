@@ -3,6 +3,7 @@ answers and records what is in flight, however long the model takes, before it e
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import time
@@ -12,9 +13,23 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import tm
 from tests.modelserver import ModelServer, ScriptedReply
-from tests.serve.served import REPLY, Served, asks, init, is_error_object, launch, start
+from tests.serve.served import (
+    REPLY,
+    Reply,
+    Served,
+    asks,
+    init,
+    is_error_object,
+    launch,
+    start,
+    stop,
+)
+from tinymem.errors import UsageError
+from tinymem.serve.request import BODY_TIMEOUT, BODY_TIMEOUT_ENV, body_timeout
 
 ASK = [{"role": "user", "content": "add v to fetch_user"}]
 
@@ -106,3 +121,60 @@ def test_a_port_in_use_is_one_sentence_and_announces_nothing(
         f"tm: port {port} on 127.0.0.1 is already in use (another tm serve?); choose another"
         " with --port, or --port 0 for any free one"
     ]
+
+
+def test_a_body_that_stops_half_way_is_a_408_and_does_not_hold_a_stop(
+    repo: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A client that sends its headers and part of its body, then stays silent with the
+    # connection open, used to keep its request in flight for good, and a stop waited on it.
+    monkeypatch.setenv(BODY_TIMEOUT_ENV, "2")  # instead of 30 s
+    init(repo)
+    s = start(repo, server)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as conn:
+        conn.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"messa'
+        )
+        # Answered on another connection: by then the server has begun the first request.
+        assert s.get("/health")["status"] == "ok"
+        s.process.send_signal(signal.SIGINT)
+        # The old server never exited: a hang is this timeout, not the test run's.
+        _, err = s.process.communicate(timeout=60)
+        answer = b""
+        while chunk := conn.recv(4096):
+            answer += chunk
+    assert s.process.returncode == 0, err
+    assert "stopping once the 1 request(s) in flight" in err, err
+    assert "Traceback" not in err and err.rstrip().endswith("tm serve: stopped"), err
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 "), answer
+    reply = Reply(408, {"content-type": "application/json"}, body, json.loads(body))
+    assert is_error_object(reply), answer
+    assert "did not arrive within 2 s" in reply.doc["error"]["message"], reply.doc
+    assert "POST /v1/chat/completions 408" in err, err
+    assert not server.chat_requests and asks(repo) == []
+
+
+def test_the_body_deadline_is_30_s_unless_set_to_seconds_above_0(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(BODY_TIMEOUT_ENV, raising=False)
+    assert body_timeout() == BODY_TIMEOUT == 30
+    monkeypatch.setenv(BODY_TIMEOUT_ENV, " 2.5 ")
+    assert body_timeout() == 2.5
+    for bad in ("0", "-1", "abc", "nan", "inf"):
+        monkeypatch.setenv(BODY_TIMEOUT_ENV, bad)
+        with pytest.raises(UsageError, match=f"{BODY_TIMEOUT_ENV} must be a number of seconds"):
+            body_timeout()
+
+
+def test_sigint_right_after_the_announcement_stops_cleanly(repo: Path, server: ModelServer) -> None:
+    # The port used to be announced before the loop's signal handlers were installed: a
+    # SIGINT in between met tm's own Ctrl-C handler and exited 130 (1 start in 10).
+    init(repo)
+    for _ in range(5):
+        s = start(repo, server)  # returns as soon as the announcement is read
+        err = stop(s)  # exit 0, no traceback
+        assert err.rstrip().endswith("tm serve: stopped"), err
+        assert "interrupted" not in err, err

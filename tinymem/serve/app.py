@@ -3,7 +3,8 @@
 Outermost, `_tracked` counts the requests in flight (a stop waits for them) and answers 503
 once a stop has begun; then `_answered` applies `guard.py`'s refusals (foreign Host or
 Origin, no JSON, no or a wrong bearer token) and turns every error, tm's own and aiohttp's
-(404 no such path, 405, 413 body too large) alike, into an OpenAI error object.
+(404 no such path, 405, 413 body too large, 408 a body not sent in time) alike, into an
+OpenAI error object.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from tinymem.serve.completions import SETTINGS, completions
 from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.guard import Access, refusal
 from tinymem.serve.lifecycle import FLIGHTS, Flights
-from tinymem.serve.request import ClientGone, json_body
+from tinymem.serve.request import (
+    BODY_DEADLINE,
+    BodyTimeout,
+    ClientGone,
+    body_timeout,
+    json_body,
+)
 
 __all__ = ["MAX_BODY", "SETTINGS", "make_app"]
 
@@ -102,6 +109,8 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     except ClientGone as exc:
         # To no one (the connection is closed); the request's console line says it.
         return _error(str(exc), 400)
+    except BodyTimeout as exc:
+        return await _late(request, str(exc))
     except web.HTTPException as exc:
         if exc.status < 400:
             raise  # not an error (aiohttp's redirects)
@@ -109,6 +118,21 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         return _error(_http_message(request, exc), exc.status, {"Allow": allow} if allow else None)
     except Exception as exc:  # a bug in tm: one sentence, never a bare 500 page
         return _error(internal_error(exc), 500)
+
+
+async def _late(request: web.Request, message: str) -> web.StreamResponse:
+    """A 408, sent, and the connection closed at once. Returned the usual way, aiohttp would
+    go on reading the rest of the body to throw it away (its lingering close: up to 10 s, a
+    stop waiting on it), from a client that has already had its time."""
+    late = _error(message, 408)
+    late.force_close()
+    try:
+        await late.prepare(request)
+        await late.write_eof()
+    except ConnectionError:
+        pass  # gone meanwhile: no one to tell
+    request.protocol.force_close()  # closes once what was written has gone out
+    return late
 
 
 def _sync(fn: Callable[..., Any], *args: str) -> Handler:
@@ -139,6 +163,7 @@ def make_app(settings: ServeSettings, access: Access) -> web.Application:
     app[SETTINGS] = settings
     app[ACCESS] = access
     app[FLIGHTS] = Flights()
+    app[BODY_DEADLINE] = body_timeout()
     app.router.add_post("/v1/chat/completions", completions)
     app.router.add_post("/chat/completions", completions)
     app.router.add_get("/v1/models", _sync(views.models))

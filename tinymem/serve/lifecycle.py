@@ -2,9 +2,11 @@
 
 A stop first refuses new requests (503) while the listener stays open, waits for every
 request in flight to be answered and recorded (however long the model takes; `--timeout`
-bounds it), then closes the listener and connections, and only then shuts the worker threads
-down: a worker still running when the interpreter exits finds no executor to schedule on, and
-its model call fails half-way ("cannot schedule new futures after interpreter shutdown").
+bounds it; a request whose body has not all arrived is answered 408 within
+`request.BODY_TIMEOUT`), then closes the listener and connections, and only then shuts the
+worker threads down: a worker still running when the interpreter exits finds no executor to
+schedule on, and its model call fails half-way ("cannot schedule new futures after
+interpreter shutdown").
 A second signal stops at once, as servers do: what was in flight is then not answered, and
 an ask cut off mid-call is not recorded (its model reply is lost, nothing else: every record
 is one atomic ref update, and an interrupted accept is rolled back by the next tm command).
@@ -93,8 +95,6 @@ async def _serve(
     except OSError as exc:
         await runner.cleanup()
         raise _bind_error(host, port, exc) from None
-    console.emit(announce(int(runner.addresses[0][1])))
-
     stop = asyncio.Event()
 
     def on_signal() -> None:
@@ -111,8 +111,11 @@ async def _serve(
             )
         stop.set()
 
+    # Before the announcement: whoever reads it may signal at once, and a signal before these
+    # handlers meets tm's own (an exit 130, "tm: interrupted"; SIGTERM's default death).
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal)
+    console.emit(announce(int(runner.addresses[0][1])))
     await stop.wait()
     await flights.idle()
     await runner.cleanup()

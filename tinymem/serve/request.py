@@ -1,4 +1,5 @@
-"""A request's JSON body, refused at the door when tm could not store its text.
+"""A request's JSON body, refused at the door when tm could not store its text, or when it
+does not arrive in time.
 
 JSON may spell a lone UTF-16 surrogate (`"\\ud83d"`, half an emoji cut by a careless client);
 Python decodes it into a str that no UTF-8 encoder takes, so it would fail deep in the core
@@ -7,13 +8,36 @@ Python decodes it into a str that no UTF-8 encoder takes, so it would fail deep 
 
 from __future__ import annotations
 
+import asyncio
+import math
+import os
 from typing import Any
 
 from aiohttp import web
 
 from tinymem.errors import UsageError
 
-__all__ = ["MAX_DEPTH", "ClientGone", "json_body", "lone_surrogate", "too_deep"]
+__all__ = [
+    "BODY_DEADLINE",
+    "BODY_TIMEOUT",
+    "BODY_TIMEOUT_ENV",
+    "MAX_DEPTH",
+    "BodyTimeout",
+    "ClientGone",
+    "body_timeout",
+    "json_body",
+    "lone_surrogate",
+    "too_deep",
+]
+
+# Seconds a request has to send its whole body once its headers are in. A client sends its
+# request at once (even MAX_BODY's 8 MiB takes well under a second on loopback or a LAN); one
+# that stops half-way and keeps its connection open would otherwise hold its request in flight
+# for good, and with it a stop of the server (Ctrl-C, systemd's SIGTERM), which waits for
+# every request in flight. Nothing has been done for such a request, so ending it costs
+# nothing. TM_SERVE_BODY_TIMEOUT changes it (the tests use seconds, not 30).
+BODY_TIMEOUT = 30.0
+BODY_TIMEOUT_ENV = "TM_SERVE_BODY_TIMEOUT"
 
 # Arrays and objects inside one another. An OpenAI request is ~5 deep and a tool's JSON
 # schema seldom passes 20; nesting near the recursion limit (~1,000) is refused by json.loads
@@ -27,9 +51,38 @@ class ClientGone(Exception):
     and nothing was done."""
 
 
-async def json_body(request: web.Request) -> Any:
+class BodyTimeout(Exception):
+    """The client sent its headers but not its whole body within the deadline: answered 408,
+    and the connection closed (the rest of the body is never read)."""
+
+
+def body_timeout() -> float:
+    """BODY_TIMEOUT, or TM_SERVE_BODY_TIMEOUT's seconds; read once, when the server starts."""
+    given = os.environ.get(BODY_TIMEOUT_ENV, "").strip()
+    if not given:
+        return BODY_TIMEOUT
     try:
-        doc = await request.json()
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"{BODY_TIMEOUT_ENV} must be a number of seconds above 0, not {given!r}")
+    return seconds
+
+
+BODY_DEADLINE: web.AppKey[float] = web.AppKey("body_deadline", float)
+
+
+async def json_body(request: web.Request) -> Any:
+    limit = request.app[BODY_DEADLINE]
+    try:
+        async with asyncio.timeout(limit):
+            doc = await request.json()
+    except TimeoutError:
+        raise BodyTimeout(
+            f"the request body did not arrive within {limit:g} s of its headers"
+            f" ({request.method} {request.path}); send the whole request at once"
+        ) from None
     except ConnectionResetError:  # aiohttp's "Connection lost" mid-body
         raise ClientGone(
             f"a client hung up before sending its whole request ({request.method}"
