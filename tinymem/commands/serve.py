@@ -57,7 +57,9 @@ def serve_cmd(
     /health, /doctor, /state, /recent, /episodes/ID. On loopback it refuses requests from web
     pages (a Host or Origin that is not loopback); POST bodies must be application/json.
     Ctrl-C (or SIGTERM) stops it: new requests then get 503, and the requests in flight are
-    finished, answered and recorded first; a second Ctrl-C stops at once.
+    finished, answered and recorded first; a second Ctrl-C stops at once. A request whose
+    body has not all arrived 30 s after its headers is answered 408 (TM_SERVE_BODY_TIMEOUT
+    sets the seconds).
     """
     from tinymem import config as cfg
     from tinymem.commands.ask import model_flags
