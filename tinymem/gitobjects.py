@@ -27,6 +27,7 @@ import pygit2
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from multiprocessing.process import BaseProcess
 
 MODE_BLOB: Final = 0o100644
 MODE_EXEC: Final = 0o100755
@@ -94,6 +95,8 @@ class ObjectWriter:
     _spooled: dict[str, int] = field(default_factory=dict)
     # Spools that `seal_spooled` is sealing in other processes: path -> its pack's name.
     _sealing: dict[str, Future[str]] = field(default_factory=dict)
+    # Their processes: stopped when one gives no result for `procpool.STALL_SECONDS`.
+    _sealers: list[BaseProcess] = field(default_factory=list)
     # Pack entries made by `compress_ahead`.
     _ahead: dict[str, bytes] = field(default_factory=dict)
 
@@ -154,17 +157,32 @@ class ObjectWriter:
         # Imported here: read-only commands (tm status) never load the process machinery.
         from concurrent.futures import ProcessPoolExecutor
 
+        from tinymem.procpool import pool_context, processes_of
+
         paths = list(self._spooled)
         self._spooled.clear()
-        pool = ProcessPoolExecutor(max_workers=min(len(paths), os.cpu_count() or 1))
+        pool = ProcessPoolExecutor(
+            max_workers=min(len(paths), os.cpu_count() or 1), mp_context=pool_context()
+        )
         try:
             self._sealing = {path: pool.submit(finish_pack, path) for path in paths}
+            self._sealers = processes_of(pool)
         finally:
             pool.shutdown(wait=False)  # its processes end once the last spool is sealed
 
+    def _sealed(self) -> None:
+        """Wait for every spool being sealed; a worker that gives no result for
+        `procpool.STALL_SECONDS` is stopped, with the others, and raises WorkerStalledError
+        (its spools are left for `discard`)."""
+        from tinymem.procpool import wait_for
+
+        for future in self._sealing.values():
+            wait_for(future, self._sealers)
+
     def _wait_for_sealing(self) -> None:
+        self._sealed()
         sealing, self._sealing = self._sealing, {}
-        failures = [f.exception() for f in sealing.values()]  # waits for every one
+        failures = [f.exception() for f in sealing.values()]  # done: no wait
         for failure in failures:
             if failure is not None:
                 for path in sealing:
@@ -204,9 +222,13 @@ class ObjectWriter:
     def discard(self) -> None:
         """Forget what is queued and remove the spools not sealed yet (the episode failed),
         after any sealing under way has ended. Packs already sealed stay (`seal_spooled`)."""
+        from tinymem.procpool import WorkerStalledError
+
         for future in self._sealing.values():
-            if not future.cancel():  # started: wait, no spool may be half-sealed when removed
-                future.exception()
+            future.cancel()
+        # Those started: no spool may be half-sealed when removed (stopped ones are not).
+        with contextlib.suppress(WorkerStalledError):
+            self._sealed()
         for path in [*self._sealing, *self._spooled]:
             _remove_spool(path)
         self._sealing.clear()

@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
+from tinymem.procpool import pool_context, processes_of, wait_for
 from tinymem.repository import Repo, open_repo
 from tinymem.symbols import Extraction
 from tinymem.symcache import SymbolCache, extraction_for
@@ -92,8 +93,10 @@ def map_chunks(
 ) -> Generator[T, None, None]:
     """`fn(repo, chunk, *args)` for consecutive chunks of `paths`, results in input order; in
     worker processes (one per core) for large batches. `fn` must be a module-level function
-    and its arguments and result picklable. Closing the iterator early waits for the chunks
-    already running and drops the rest."""
+    and its arguments and result picklable (`procpool`: a threaded process's workers come
+    from a forkserver and inherit nothing). Closing the iterator early waits for the chunks
+    already running and drops the rest; a worker stuck for `procpool.STALL_SECONDS` is
+    stopped and raises WorkerStalledError."""
     jobs = workers if workers is not None else (os.cpu_count() or 1)
     chunks = [paths[i : i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
     if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
@@ -102,12 +105,19 @@ def map_chunks(
         return
     pool = ProcessPoolExecutor(
         max_workers=jobs,
+        mp_context=pool_context(),
         initializer=_init_worker,
         initargs=(repo.workdir, repo.tracked_gitattributes),
     )
     try:
-        n = len(chunks)
-        yield from pool.map(_in_worker, [fn] * n, chunks, [args] * n)
+        futures = [pool.submit(_in_worker, fn, chunk, args) for chunk in chunks]
+        started = processes_of(pool)
+        futures.reverse()
+        while futures:
+            # Popped: a result the caller has taken is not kept here until the last one.
+            future = futures.pop()
+            wait_for(future, started)
+            yield future.result()
     finally:
         # Also when the caller stops early (an error, Ctrl-C, `close()`): chunks not started
         # are dropped, and when this returns no worker is still running one.
