@@ -174,7 +174,9 @@ def test_parallel_scan_gives_the_same_state_as_a_sequential_one(repo: Path) -> N
 def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
     repo: Path, files: int, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tinymem import baseline
+    import multiprocessing
+
+    from tinymem import baseline, scan
     from tinymem.repository import open_repo
     from tinymem.scan import _CHUNK
 
@@ -190,8 +192,11 @@ def test_an_import_that_fails_part_way_leaves_no_state_and_no_pack(
                 raise OSError("disk full")
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        # Worker processes are forked from this one, so they see the failing function too.
+        # Worker processes are forked from this one, so they see the failing function too
+        # (forced: a thread another test left alive would make them come from a forkserver,
+        # which inherits nothing).
         monkeypatch.setattr(baseline, "record_file", failing)
+        monkeypatch.setattr(scan, "pool_context", lambda: multiprocessing.get_context("fork"))
     elif where == "progress":  # in this process, while a worker is still busy
         real = baseline.record_file
 
