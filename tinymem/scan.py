@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -110,12 +111,11 @@ def map_chunks(
         initargs=(repo.workdir, repo.tracked_gitattributes),
     )
     try:
-        futures = [pool.submit(_in_worker, fn, chunk, args) for chunk in chunks]
+        futures = deque(pool.submit(_in_worker, fn, chunk, args) for chunk in chunks)
         started = processes_of(pool)
-        futures.reverse()
         while futures:
-            # Popped: a result the caller has taken is not kept here until the last one.
-            future = futures.pop()
+            # Taken off: a result the caller has taken is not kept here until the last one.
+            future = futures.popleft()
             wait_for(future, started)
             yield future.result()
     finally:
