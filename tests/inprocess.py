@@ -61,6 +61,8 @@ def _reset_tinymem_state() -> None:
         notices._sink = notices._stderr  # type: ignore[attr-defined]
     if (entry := modules.get("tinymem.entry")) is not None:
         entry._early = None  # type: ignore[attr-defined]
+    if (treewatch := modules.get("tinymem.treewatch")) is not None:
+        treewatch.stop_all()  # `tm serve` and `tm mcp` watch the work tree for the process
 
 
 def _exit_status(code: object) -> int:

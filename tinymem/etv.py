@@ -24,6 +24,7 @@ from tinymem.statcache import StatCache, stat_key
 from tinymem.statemap import FILES, StateView
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import entity_spans
+from tinymem.treewatch import watching
 from tinymem.worktree import ThroughSymlinkError, hash_file, read_file, symlinked_dir
 
 _FEW_PATHS = 256
@@ -112,13 +113,59 @@ def verify(
     repo: Repo, view: StateView, paths: Iterable[str] | None = None, probe: Probe | None = None
 ) -> EtvReport:
     """Compare the work tree with `view`. `probe`: git's comparison already started with this
-    view's files/ tree (`gitsuspects.start`); it is ignored when it was for another commit."""
+    view's files/ tree (`gitsuspects.start`); it is ignored when it was for another commit.
+
+    In a process that watches the work tree (`treewatch.watch`: `tm serve`, `tm mcp`), a
+    whole-tree look checks only what changed since its last look, when that is known."""
+    watch = watching(repo.workdir) if paths is None else None
+    if watch is None:
+        return _compare(repo, view, paths, probe)
+    with watch.turn:
+        tree = view.subtree(FILES)
+        try:
+            known = watch.suspects(tree, lambda old: _moved(repo, old, tree))
+            if known is None:
+                watch.rewatch(file_listing(repo, view, StatCache(repo.cache_dir)))
+                report = _compare(repo, view, None, probe)
+            else:
+                report = _compare(repo, view, None, None, known)
+        except BaseException:
+            watch.forget()
+            raise
+        watch.looked(tree, (d.path for d in report.drift))
+    return report
+
+
+def _moved(repo: Repo, old: str, new: str | None) -> list[str] | None:
+    """The paths whose snapshot differs between two files/ trees, or None when there are
+    many (a whole look costs less than listing them) or the old tree is gone."""
+    if new is None:
+        return None
+    try:
+        changes = list(islice(diff_blobs(repo.git, old, new), _FEW_PATHS + 1))
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return None if len(changes) > _FEW_PATHS else [path for path, _ in changes]
+
+
+def _compare(
+    repo: Repo,
+    view: StateView,
+    paths: Iterable[str] | None,
+    probe: Probe | None,
+    known: set[str] | None = None,
+) -> EtvReport:
+    """`verify` itself. `known`: the only files of the whole tree that may differ (a watch
+    of the work tree says so); None: find them (git, else the stat cache)."""
     cache = StatCache(repo.cache_dir)
     root = repo.workdir + os.sep
     checked: int | None = None
     files_tree = view.subtree(FILES)
     suspects: list[str] | None = None
-    if paths is None and files_tree is not None:
+    if known is not None:
+        refresh_listing(repo, view, cache)  # for the count of checked files
+        suspects = sorted(known)
+    elif paths is None and files_tree is not None:
         # git's own comparison first (C, over its index); our stat cache when git cannot tell.
         if probe is None or not probe.compares(repo.git.path, repo.workdir, view.commit_id):
             probe = Probe(repo.git.path, repo.workdir, files_tree)

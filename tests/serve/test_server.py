@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import signal
 import threading
 import time
@@ -98,6 +99,29 @@ def test_stale_entities_are_never_injected(served: Served) -> None:
     system = served.model.chat_requests[0].body["messages"][0]["content"]
     assert "[STATE NOTICE: DISK DIVERGENCE]" in system and "- app.py::fetch_user" in system
     assert '"mine"' not in system and 'return {"id": uid}' not in system
+
+
+def test_each_request_sees_what_was_written_since_the_last(served: Served) -> None:
+    """The server watches the work tree and checks only what changed between requests: a
+    hand edit saved as editors do (a new file renamed over the old), then put back."""
+    client = served.client()
+
+    def system_prompt() -> str:
+        served.model.add("no code")
+        client.chat.completions.create(
+            model="x", messages=[{"role": "user", "content": "change fetch_user"}]
+        )
+        return str(served.model.chat_requests[-1].body["messages"][0]["content"])
+
+    assert "DISK DIVERGENCE" not in system_prompt()
+    saved = served.repo / ".app.py.swp"
+    saved.write_text(PY_APP.replace('{"id": uid}', '{"id": uid, "mine": True}'))
+    os.replace(saved, served.repo / "app.py")
+    system = system_prompt()
+    assert "[STATE NOTICE: DISK DIVERGENCE]" in system and "- app.py::fetch_user" in system
+    write(served.repo, "app.py", PY_APP)
+    system = system_prompt()
+    assert "DISK DIVERGENCE" not in system and 'return {"id": uid}' in system
 
 
 def test_read_endpoints_answer_like_the_json_commands(served: Served) -> None:

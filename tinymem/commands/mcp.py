@@ -45,6 +45,7 @@ def mcp_cmd(
     from tinymem.errors import UsageError
     from tinymem.ledger import current
     from tinymem.repository import open_repo
+    from tinymem.treewatch import watch
 
     repo = open_repo(where)
     current(repo)  # refuse to start in a repository without tm
@@ -56,4 +57,5 @@ def mcp_cmd(
         raise UsageError(INSTALL_HINT) from None
     # Paths the tools take are the repository's; relative ones resolve from its root.
     os.chdir(repo.workdir)
+    watch(repo.workdir)  # ETV then looks only at what changed since the last call
     build(repo.workdir, offer_accept=not no_accept).run("stdio")

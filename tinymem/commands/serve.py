@@ -90,8 +90,10 @@ def serve_cmd(
     import threading
 
     from tinymem.serve.memory import preload, settle
+    from tinymem.treewatch import watch
 
     settle()  # before the first thread
+    watch(repo.workdir)  # ETV then looks only at what changed since the last request
     threading.Thread(target=preload, daemon=True).start()
     where = f"[{host}]" if ":" in host and not host.startswith("[") else host
 
