@@ -48,6 +48,8 @@ _KILLED_SECONDS: Final = 10.0
 class WorkerStalledError(TinymemError):
     """A worker process gave no result for `STALL_SECONDS`; the workers were stopped."""
 
+    exit_code = 10  # errors.EXIT_CODES names it
+
 
 def pool_context() -> BaseContext:
     """The start method for a pool started now: fork while this is the only thread,
