@@ -256,3 +256,13 @@ def test_a_stuck_sealing_worker_fails_the_flush_and_leaves_no_spool(
     assert main._sealers and not any(p.is_alive() for p in main._sealers)  # killed
     assert not [n for n in os.listdir(pack_dir(git_repo)) if n.startswith("tmp_")]
     main.discard()  # what `commit_episode` does next: nothing left to wait for or remove
+
+
+def test_a_stalled_worker_ends_with_the_documented_exit_code() -> None:
+    """Exit 10, and the table of exit codes (`tm --help`, docs/formats.md: a test keeps the
+    two equal) says that a stalled worker is among what it means, with its bound."""
+    from tinymem.errors import EXIT_CODES
+
+    meaning = dict(EXIT_CODES)[WorkerStalledError("").exit_code]
+    assert WorkerStalledError.exit_code == 10
+    assert f"a worker process gave no result for {procpool.STALL_SECONDS:.0f} s" in meaning

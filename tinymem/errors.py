@@ -135,7 +135,11 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (7, "the model is unknown to the endpoint"),
     (8, "the model call timed out"),
     (9, "the model's reply was empty, oversized or unusable"),
-    (10, "other tm error"),
+    (
+        10,
+        "other tm error: git or the file system failed, a worker process gave no result for"
+        " 600 s and was stopped (run the command again), or an internal error",
+    ),
     (11, "a path is unsafe: outside the repository, through a symlink, or inside .git/"),
     (
         12,

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import subprocess
 
-_TIMEOUT = 60
+# Seconds any one git command may take before tm stops waiting: a git stuck on a lock, a
+# credential prompt or a dead network filesystem must end as an answer, not a wait for ever.
+TIMEOUT = 60
 
 
 def git_output(cwd: str, *args: str) -> bytes | None:
     """stdout of `git ARGS` run in `cwd` without taking optional locks (the user's index is
-    never refreshed behind their back); None when git fails or cannot run."""
+    never refreshed behind their back); None when git fails, cannot run or
+    is still running after `TIMEOUT` seconds."""
     try:
         proc = subprocess.run(
             ["git", "--no-optional-locks", *args],
             cwd=cwd,
             capture_output=True,
-            timeout=_TIMEOUT,
+            timeout=TIMEOUT,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from tinymem import gitcmd
 from tinymem.errors import RepositoryError, UsageError
 from tinymem.gitobjects import blob_id, read_blob
 from tinymem.repository import Repo
@@ -197,20 +198,29 @@ def staged(repo: Repo) -> list[tuple[str, str]]:
         has_head = not repo.git.head_is_unborn
     except pygit2.GitError:
         has_head = False
-    proc = subprocess.run(
-        [
-            "git",
-            "diff-index",
-            "--cached",
-            "--raw",
-            "-z",
-            "--no-renames",
-            "HEAD" if has_head else _EMPTY_TREE,
-        ],
-        cwd=repo.workdir,
-        capture_output=True,
-        check=False,
-    )
+    # Not `git_output`: its None cannot say why git failed, and the refusal should. Its
+    # bound, though: a commit git is waiting on must not wait on us for ever.
+    try:
+        proc = subprocess.run(
+            [
+                "git",
+                "diff-index",
+                "--cached",
+                "--raw",
+                "-z",
+                "--no-renames",
+                "HEAD" if has_head else _EMPTY_TREE,
+            ],
+            cwd=repo.workdir,
+            capture_output=True,
+            timeout=gitcmd.TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise RepositoryError(
+            f"git diff-index did not finish within {gitcmd.TIMEOUT:g} s, so what is staged"
+            " could not be checked"
+        ) from None
     if proc.returncode != 0:
         raise RepositoryError(
             "git diff-index failed: " + proc.stderr.decode("utf-8", "replace").strip()

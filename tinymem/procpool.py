@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
-from multiprocessing import connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
@@ -47,6 +47,8 @@ _KILLED_SECONDS: Final = 10.0
 
 class WorkerStalledError(TinymemError):
     """A worker process gave no result for `STALL_SECONDS`; the workers were stopped."""
+
+    exit_code = 10  # errors.EXIT_CODES names it
 
 
 def pool_context() -> BaseContext:
@@ -86,5 +88,8 @@ def stop(processes: Sequence[BaseProcess]) -> None:
     gone (what they were writing can be removed); their pool is broken, its futures fail."""
     for process in processes:
         process.kill()
-    if processes:
-        connection.wait([p.sentinel for p in processes], timeout=_KILLED_SECONDS)
+    # Each one reaped, not only the first to end (a wait on their sentinels returns once any has):
+    # a killed worker's pipe closes a moment before the kernel lets it be reaped.
+    deadline = time.monotonic() + _KILLED_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))

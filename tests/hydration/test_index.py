@@ -283,6 +283,46 @@ def test_a_failing_child_leaves_the_build_to_the_process_itself(
     assert _ranked(repo, PROMPT) == _fresh(repo, PROMPT)
 
 
+STALLING_CHILD = """
+import os, pathlib, sys, time
+pathlib.Path({pid_file!r}).write_text(str(os.getpid()))
+time.sleep(600)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_child_that_stalls_is_killed_and_the_prompt_still_gets_its_hydration(
+    repo: Path, in_child: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The child builds while the process's turn is held: one that never ends held every
+    prompt of `tm serve`, and its stop, for ever. It is killed after `_CHILD_TIMEOUT` and the
+    build done by the process itself."""
+    import tinymem.hydration.index as index_module
+
+    assert index_module._CHILD_TIMEOUT == 900  # a 50,000-file first build takes ~100 s
+    _init(repo)
+    where = tmp_path / "stalling"
+    where.mkdir()
+    pid_file = tmp_path / "child.pid"
+    (where / "stalling_indexchild.py").write_text(STALLING_CHILD.format(pid_file=str(pid_file)))
+    monkeypatch.setenv("PYTHONPATH", str(where))
+    monkeypatch.setattr(index_module, "_CHILD", "stalling_indexchild")
+    monkeypatch.setattr(index_module, "_CHILD_TIMEOUT", 5.0)
+    children: list[bool] = []
+    real = index_module._build_in_child
+
+    def recorded(path: str, git_dir: str, commit_id: str) -> bool:
+        children.append(real(path, git_dir, commit_id))
+        return children[-1]
+
+    monkeypatch.setattr(index_module, "_build_in_child", recorded)
+    assert _ranked_in_turn(repo, PROMPT) == _fresh(repo, PROMPT)
+    assert children == [False]
+    if pid_file.exists():  # it got as far as its first line (a loaded machine starts slowly)
+        with pytest.raises(ProcessLookupError):  # killed and reaped, not left behind
+            os.kill(int(pid_file.read_text()), 0)
+
+
 def test_a_small_change_stays_in_the_process(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tinymem.hydration.index as index_module
 

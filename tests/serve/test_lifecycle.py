@@ -29,9 +29,16 @@ from tests.serve.served import (
     stop,
 )
 from tinymem.errors import UsageError
+from tinymem.serve.completions import WRITE_TIMEOUT, WRITE_TIMEOUT_ENV, write_timeout
 from tinymem.serve.request import BODY_TIMEOUT, BODY_TIMEOUT_ENV, body_timeout
 
 ASK = [{"role": "user", "content": "add v to fetch_user"}]
+# A control character is six bytes in an SSE event's JSON (`\u0001`): ~6 MB of events from
+# 2,000 chunks, twice what loopback's socket buffers took here before a write waited (2.9 MB),
+# and few enough chunks for litellm (~2 ms each) to pass them all in seconds. Numbered: litellm
+# fails a stream that repeats one chunk.
+BIG_CHUNKS = tuple(f"{i:06d}" + "\x01" * 474 for i in range(2_000))
+BIG_REPLY = "".join(BIG_CHUNKS)  # 960,000 characters
 
 
 def _until(done: Callable[[], bool], what: str) -> None:
@@ -156,6 +163,42 @@ def test_a_body_that_stops_half_way_is_a_408_and_does_not_hold_a_stop(
     assert not server.chat_requests and asks(repo) == []
 
 
+def test_a_client_that_stops_reading_a_stream_does_not_hold_a_stop(
+    repo: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A client that sent a streaming request and then stopped reading, its connection open,
+    # let the socket's buffers fill: each SSE write then waited for it for good, its request
+    # stayed in flight, and a stop waited on it.
+    monkeypatch.setenv(WRITE_TIMEOUT_ENV, "2")  # instead of 30 s
+    monkeypatch.setenv("TM_MAX_REPLY", str(len(BIG_REPLY)))
+    init(repo)
+    s = start(repo, server)
+    server.add(ScriptedReply(chunks=BIG_CHUNKS))
+    body = json.dumps({"model": "x", "stream": True, "messages": ASK}).encode()
+    with socket.socket() as conn:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: the window
+        conn.settimeout(60)
+        conn.connect(("127.0.0.1", s.port))
+        conn.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        _until(lambda: len(server.chat_requests) == 1, "the request never reached the model")
+        s.process.send_signal(signal.SIGINT)
+        # The old server never exited: a hang is this timeout, not the test run's.
+        _, err = s.process.communicate(timeout=120)
+    assert s.process.returncode == 0, err
+    assert "stopping once the 1 request(s) in flight" in err, err
+    assert "Traceback" not in err and err.rstrip().endswith("tm serve: stopped"), err
+    assert "POST /v1/chat/completions 200" in err, err
+    assert "the client took none of its stream for 2 s: the stream was cut off" in err, err
+    (ask,) = asks(repo)  # recorded whole, as for a client that hung up
+    assert ask["error"] is None
+    assert tm(repo, "show", ask["episode"], "--response").stdout == BIG_REPLY
+
+
 def test_the_body_deadline_is_30_s_unless_set_to_seconds_above_0(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -167,6 +210,19 @@ def test_the_body_deadline_is_30_s_unless_set_to_seconds_above_0(
         monkeypatch.setenv(BODY_TIMEOUT_ENV, bad)
         with pytest.raises(UsageError, match=f"{BODY_TIMEOUT_ENV} must be a number of seconds"):
             body_timeout()
+
+
+def test_the_write_deadline_is_30_s_unless_set_to_seconds_above_0(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(WRITE_TIMEOUT_ENV, raising=False)
+    assert write_timeout() == WRITE_TIMEOUT == 30
+    monkeypatch.setenv(WRITE_TIMEOUT_ENV, " 2.5 ")
+    assert write_timeout() == 2.5
+    for bad in ("0", "-1", "abc", "nan", "inf"):
+        monkeypatch.setenv(WRITE_TIMEOUT_ENV, bad)
+        with pytest.raises(UsageError, match=f"{WRITE_TIMEOUT_ENV} must be a number of seconds"):
+            write_timeout()
 
 
 def test_sigint_right_after_the_announcement_stops_cleanly(repo: Path, server: ModelServer) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 
+from tinymem import gitcmd
 from tinymem.errors import UsageError
 from tinymem.repository import Repo
 
@@ -14,9 +15,15 @@ _FILE = "NOTE_EDITMSG"
 
 
 def edit_text(repo: Repo, text: str, what: str) -> str:
-    editor = subprocess.run(
-        ["git", "var", "GIT_EDITOR"], cwd=repo.workdir, capture_output=True, text=True, check=False
-    ).stdout.strip()
+    # Asking git is bounded (a git stuck on a lock must not hold `tm note edit` for ever);
+    # the editor below is not: the user edits for as long as they want.
+    named = gitcmd.git_output(repo.workdir, "var", "GIT_EDITOR")
+    if named is None:
+        raise UsageError(
+            "git named no editor (GIT_EDITOR, core.editor, VISUAL, EDITOR), or did not answer"
+            f" within {gitcmd.TIMEOUT:g} s; use --text"
+        )
+    editor = named.decode("utf-8", "replace").strip()
     if not editor:
         raise UsageError("no editor is set (GIT_EDITOR, core.editor, VISUAL, EDITOR); use --text")
     path = os.path.join(repo.git.path, _FILE)

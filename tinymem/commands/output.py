@@ -162,12 +162,11 @@ def _pager_command() -> str | None:
     """git's choice: GIT_PAGER, core.pager, PAGER, else less. None: do not page."""
     command = os.environ.get("GIT_PAGER")
     if command is None:
-        import subprocess
+        from tinymem.gitcmd import git_output
 
-        found = subprocess.run(
-            ["git", "config", "--get", "core.pager"], capture_output=True, text=True, check=False
-        )
-        command = found.stdout.strip() if found.returncode == 0 else None
+        # None (unset, no git, or a git that did not answer in time): the fallbacks below.
+        found = git_output(".", "config", "--get", "core.pager")
+        command = found.decode("utf-8", "replace").strip() if found is not None else None
     if command is None:
         command = os.environ.get("PAGER", "less")
     return None if command.strip() in ("", "cat") else command

@@ -59,7 +59,8 @@ def serve_cmd(
     Ctrl-C (or SIGTERM) stops it: new requests then get 503, and the requests in flight are
     finished, answered and recorded first; a second Ctrl-C stops at once. A request whose
     body has not all arrived 30 s after its headers is answered 408 (TM_SERVE_BODY_TIMEOUT
-    sets the seconds).
+    sets the seconds), and a streamed reply its client takes nothing of for 30 s is cut off
+    (TM_SERVE_WRITE_TIMEOUT), its episode recorded.
     """
     from tinymem import config as cfg
     from tinymem.commands.ask import model_flags

@@ -512,8 +512,16 @@ def _build_in_child(path: str, git_dir: str, commit_id: str) -> bool:
     argv = [sys.executable, "-m", _CHILD, git_dir, path, commit_id]
     try:
         done = subprocess.run(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=_CHILD_TIMEOUT,
         )
+    except subprocess.TimeoutExpired:
+        # Killed (SIGKILL): its transaction never committed, so the file is as it was, and
+        # the caller builds it as it does after a child that failed.
+        return False
     except OSError:
         return False
     return done.returncode == 0
@@ -576,6 +584,10 @@ _OPEN: dict[str, RelevanceIndex] = {}
 # None: always in this one, as a short-lived `tm ask` does.
 _CHILD_MIN_FILES: int | None = None
 _CHILD = "tinymem.hydration.indexchild"
+# Seconds the child may take before it is killed and the build done here: it runs while the
+# process's turn (`_TURN`) is held, so a child that stalls would hold every prompt of `tm
+# serve`, and its stop. The first build of a 50,000-file tree takes ~100 s on 2 cores.
+_CHILD_TIMEOUT = 900.0
 _OPEN_BOUND = 4
 _TURN = threading.RLock()
 

@@ -2,9 +2,9 @@
 
 `python -m tinymem.hydration.indexchild GIT_DIR INDEX_FILE LEDGER_COMMIT`: brings the index
 file to that ledger commit's State Map, as the parent's own refresh would, and exits 0. The
-parent then finds the file at its tip and only opens it; if the child fails, the parent
-builds it itself (`index._build_in_child`). The build is one SQLite transaction: a child
-killed half-way leaves the file as it was.
+parent then finds the file at its tip and only opens it; if the child fails, or is killed
+after `index._CHILD_TIMEOUT`, the parent builds it itself (`index._build_in_child`). The
+build is one SQLite transaction: a child killed half-way leaves the file as it was.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Awaitable
 from typing import Any
 
 from aiohttp import web
@@ -23,11 +24,25 @@ from tinymem.serve import console
 from tinymem.serve.chat import ChatOutcome, ServeSettings, chat, conversation_of, trailer
 from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.memory import give_back
-from tinymem.serve.request import json_body
+from tinymem.serve.request import env_seconds, json_body
 
-__all__ = ["SETTINGS", "completions"]
+__all__ = ["SETTINGS", "WRITE_TIMEOUT", "WRITE_TIMEOUT_ENV", "completions", "write_timeout"]
 
 SETTINGS: web.AppKey[ServeSettings] = web.AppKey("settings", ServeSettings)
+
+# Seconds one write of a streamed reply may wait for the client to take what came before it.
+# A client that stops reading but keeps its connection open (a frozen editor, a process
+# stopped in a debugger) lets the socket's buffers fill, after which a write waits for it for
+# good: its request stays in flight, and with it a stop of the server, which waits for every
+# request in flight. Past this its connection is cut, as if it had hung up: the episode goes
+# on to be recorded. TM_SERVE_WRITE_TIMEOUT changes it (the tests use seconds, not 30).
+WRITE_TIMEOUT = 30.0
+WRITE_TIMEOUT_ENV = "TM_SERVE_WRITE_TIMEOUT"
+
+
+def write_timeout() -> float:
+    """WRITE_TIMEOUT, or TM_SERVE_WRITE_TIMEOUT's seconds."""
+    return env_seconds(WRITE_TIMEOUT_ENV, WRITE_TIMEOUT)
 
 
 def _error(message: str, status: int) -> web.Response:
@@ -105,7 +120,8 @@ async def _answer(request: web.Request) -> web.StreamResponse:
     conversation_of(body)  # a malformed request is refused before any work
     ident = f"chatcmpl-{uuid.uuid4().hex[:24]}"
     if body.get("stream"):
-        return await _stream(request, settings, body, ident)
+        # Read before any work: a setting that cannot work is the client's 400, not a cut.
+        return await _stream(request, settings, body, ident, write_timeout())
     outcome = await asyncio.to_thread(chat, settings, body, None)
     _noted(request, outcome)
     failed = outcome.result.error
@@ -133,31 +149,42 @@ async def _answer(request: web.Request) -> web.StreamResponse:
 
 class _Sse:
     """The event stream to the client. A client that hung up (an editor's stop button) is
-    not an error: writing stops and the episode goes on to be recorded."""
+    not an error: writing stops and the episode goes on to be recorded. Nor is one that
+    stopped reading: a write it leaves waiting `deadline` seconds cuts its connection, and the
+    same goes on."""
 
-    def __init__(self, response: web.StreamResponse) -> None:
+    def __init__(self, request: web.Request, response: web.StreamResponse, deadline: float) -> None:
+        self.request = request
         self.response = response
+        self.deadline = deadline
         self.gone = False
+        self.stalled = False
 
     async def send(self, data: bytes) -> None:
-        if self.gone:
-            return
-        try:
-            await self.response.write(data)
-        except ConnectionError:  # aiohttp's ClientConnectionResetError is one
-            self.gone = True
+        if not self.gone:
+            await self._within(self.response.write(data))
 
     async def close(self) -> None:
-        if self.gone:
-            return
+        if not self.gone:
+            await self._within(self.response.write_eof())
+
+    async def _within(self, write: Awaitable[None]) -> None:
+        # aiohttp's writes wait (drain) once its buffer passes 64 KiB behind the socket's.
         try:
-            await self.response.write_eof()
-        except ConnectionError:
+            async with asyncio.timeout(self.deadline):
+                await write
+        except ConnectionError:  # aiohttp's ClientConnectionResetError is one
             self.gone = True
+        except TimeoutError:
+            self.gone = self.stalled = True
+            transport = self.request.transport
+            if transport is not None:
+                # Not close(): it would wait to send the buffer this client never takes.
+                transport.abort()
 
 
 async def _stream(
-    request: web.Request, settings: ServeSettings, body: Any, ident: str
+    request: web.Request, settings: ServeSettings, body: Any, ident: str, deadline: float
 ) -> web.StreamResponse:
     loop = asyncio.get_running_loop()
     pieces: asyncio.Queue[str] = asyncio.Queue()
@@ -181,7 +208,7 @@ async def _stream(
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
-    sse = _Sse(response)
+    sse = _Sse(request, response, deadline)
     try:
         await response.prepare(request)
     except ConnectionError:
@@ -234,6 +261,10 @@ async def _stream(
             )
     await sse.send(b"data: [DONE]\n\n")
     await sse.close()
+    if sse.stalled:
+        said = done.result.truncated if done is not None else None
+        cut = f"the client took none of its stream for {deadline:g} s: the stream was cut off"
+        console.note(request, notice=f"{said}; {cut}" if said else cut)
     return response
 
 

@@ -3,7 +3,8 @@
 A stop first refuses new requests (503) while the listener stays open, waits for every
 request in flight to be answered and recorded (however long the model takes; `--timeout`
 bounds it; a request whose body has not all arrived is answered 408 within
-`request.BODY_TIMEOUT`), then closes the listener and connections, and only then shuts the
+`request.BODY_TIMEOUT`, and a streamed reply its client stopped reading is cut off within
+`completions.WRITE_TIMEOUT`), then closes the listener and connections, and only then shuts the
 worker threads down: a worker still running when the interpreter exits finds no executor to
 schedule on, and its model call fails half-way ("cannot schedule new futures after
 interpreter shutdown").

@@ -25,6 +25,7 @@ __all__ = [
     "BodyTimeout",
     "ClientGone",
     "body_timeout",
+    "env_seconds",
     "json_body",
     "lone_surrogate",
     "too_deep",
@@ -58,15 +59,20 @@ class BodyTimeout(Exception):
 
 def body_timeout() -> float:
     """BODY_TIMEOUT, or TM_SERVE_BODY_TIMEOUT's seconds; read once, when the server starts."""
-    given = os.environ.get(BODY_TIMEOUT_ENV, "").strip()
+    return env_seconds(BODY_TIMEOUT_ENV, BODY_TIMEOUT)
+
+
+def env_seconds(name: str, default: float) -> float:
+    """The seconds the environment variable `name` gives (above 0), or `default` unset."""
+    given = os.environ.get(name, "").strip()
     if not given:
-        return BODY_TIMEOUT
+        return default
     try:
         seconds = float(given)
     except ValueError:
         seconds = math.nan
     if not (math.isfinite(seconds) and seconds > 0):
-        raise UsageError(f"{BODY_TIMEOUT_ENV} must be a number of seconds above 0, not {given!r}")
+        raise UsageError(f"{name} must be a number of seconds above 0, not {given!r}")
     return seconds
 
 
