@@ -234,3 +234,13 @@ def test_sigint_right_after_the_announcement_stops_cleanly(repo: Path, server: M
         err = stop(s)  # exit 0, no traceback
         assert err.rstrip().endswith("tm serve: stopped"), err
         assert "interrupted" not in err, err
+
+
+@pytest.mark.parametrize("name", [BODY_TIMEOUT_ENV, WRITE_TIMEOUT_ENV])
+def test_a_deadline_that_cannot_work_refuses_the_start(repo: Path, name: str) -> None:
+    """Not the first request that needs it: the server does not start."""
+    init(repo)
+    done = tm(repo, "serve", "--port", "0", env={name: "soon"})
+    assert done.returncode == 2, done.stderr
+    assert f"{name} must be a number of seconds above 0, not 'soon'" in done.stderr
+    assert "listening" not in done.stdout + done.stderr

@@ -19,7 +19,7 @@ from aiohttp import web
 from tinymem.errors import TinymemError
 from tinymem.serve import console, views
 from tinymem.serve.chat import ServeSettings
-from tinymem.serve.completions import SETTINGS, completions
+from tinymem.serve.completions import SETTINGS, WRITE_DEADLINE, completions, write_timeout
 from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.guard import Access, refusal
 from tinymem.serve.lifecycle import FLIGHTS, Flights
@@ -164,6 +164,7 @@ def make_app(settings: ServeSettings, access: Access) -> web.Application:
     app[ACCESS] = access
     app[FLIGHTS] = Flights()
     app[BODY_DEADLINE] = body_timeout()
+    app[WRITE_DEADLINE] = write_timeout()
     app.router.add_post("/v1/chat/completions", completions)
     app.router.add_post("/chat/completions", completions)
     app.router.add_get("/v1/models", _sync(views.models))

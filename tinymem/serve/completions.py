@@ -26,7 +26,14 @@ from tinymem.serve.errors import error_body, internal_error, status_for
 from tinymem.serve.memory import give_back
 from tinymem.serve.request import env_seconds, json_body
 
-__all__ = ["SETTINGS", "WRITE_TIMEOUT", "WRITE_TIMEOUT_ENV", "completions", "write_timeout"]
+__all__ = [
+    "SETTINGS",
+    "WRITE_DEADLINE",
+    "WRITE_TIMEOUT",
+    "WRITE_TIMEOUT_ENV",
+    "completions",
+    "write_timeout",
+]
 
 SETTINGS: web.AppKey[ServeSettings] = web.AppKey("settings", ServeSettings)
 
@@ -41,8 +48,12 @@ WRITE_TIMEOUT_ENV = "TM_SERVE_WRITE_TIMEOUT"
 
 
 def write_timeout() -> float:
-    """WRITE_TIMEOUT, or TM_SERVE_WRITE_TIMEOUT's seconds."""
+    """WRITE_TIMEOUT, or TM_SERVE_WRITE_TIMEOUT's seconds; read once, when the server starts
+    (a value that cannot work refuses the start, not the first streamed request)."""
     return env_seconds(WRITE_TIMEOUT_ENV, WRITE_TIMEOUT)
+
+
+WRITE_DEADLINE: web.AppKey[float] = web.AppKey("write_deadline", float)
 
 
 def _error(message: str, status: int) -> web.Response:
@@ -120,8 +131,7 @@ async def _answer(request: web.Request) -> web.StreamResponse:
     conversation_of(body)  # a malformed request is refused before any work
     ident = f"chatcmpl-{uuid.uuid4().hex[:24]}"
     if body.get("stream"):
-        # Read before any work: a setting that cannot work is the client's 400, not a cut.
-        return await _stream(request, settings, body, ident, write_timeout())
+        return await _stream(request, settings, body, ident, request.app[WRITE_DEADLINE])
     outcome = await asyncio.to_thread(chat, settings, body, None)
     _noted(request, outcome)
     failed = outcome.result.error
