@@ -6,6 +6,7 @@ comparison (`etv._compare`, what a process without a watch runs)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -194,6 +195,127 @@ def test_out_of_watches_every_look_is_a_whole_one(watched: Path) -> None:
     assert [d.path for d in _look(watched).drift] == ["top.py"]
 
 
+@pytest.fixture
+def whole_looks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per whole look (every watch made again)."""
+    seen: list[int] = []
+    real = treewatch.TreeWatch.rewatch
+
+    def counting(self, paths):  # type: ignore[no-untyped-def]
+        seen.append(1)
+        return real(self, paths)
+
+    monkeypatch.setattr(treewatch.TreeWatch, "rewatch", counting)
+    return seen
+
+
+def test_a_directory_made_a_symlink_to_a_sibling_hides_no_edit(watched: Path) -> None:
+    """`zz` made a link to `pkg`: `zz/sub` would be watched through it, the same directory
+    as `pkg/sub`, and the kernel's one watch for both would report `pkg/sub`'s edits under
+    the name it was given last (`zz/sub/c.py`, a file the State Map does not have)."""
+    write(watched, "zz/sub/e.py", _body("e", 5))
+    adopt(open_synced(str(watched)), [str(watched / "zz/sub/e.py")])
+    shutil.rmtree(watched / "zz")
+    os.symlink("pkg", watched / "zz")
+    assert _drift(_look(watched)) == _drift(_whole(watched))
+    write(watched, "pkg/sub/c.py", _body("c", 90))
+    report = _look(watched)
+    assert _drift(report) == _drift(_whole(watched))
+    assert "pkg/sub/c.py" in [d.path for d in report.drift]
+
+
+def test_a_file_with_another_hard_link_is_looked_at_every_time(
+    watched: Path, tmp_path: Path
+) -> None:
+    """A write through a link outside the work tree is reported to that link's directory:
+    such a file cannot be trusted to the watch."""
+    elsewhere = tmp_path / "dotfiles-a.py"
+    os.link(watched / "pkg" / "a.py", elsewhere)
+    assert _look(watched).clean  # the whole look notes the file's second link
+    with open(elsewhere, "r+") as f:  # in place, as vim does for a file with two links
+        f.write("def a():\n    return 42\n")
+    report = _look(watched)
+    assert [d.path for d in report.drift] == ["pkg/a.py"]
+    assert _drift(report) == _drift(_whole(watched))
+
+
+def test_a_parent_of_the_work_tree_replaced_by_a_copy(watched: Path) -> None:
+    """Every watch follows the directories moved away; the path now names a copy."""
+    assert _look(watched).clean
+    parent = watched.parent
+    os.rename(parent, parent.with_name(parent.name + ".old"))
+    shutil.copytree(parent.with_name(parent.name + ".old"), parent, symlinks=True)
+    write(watched, "pkg/a.py", _body("a", 91))
+    report = _look(watched)
+    assert [d.path for d in report.drift] == ["pkg/a.py"]
+    assert _drift(report) == _drift(_whole(watched))
+
+
+def test_gitattributes_written_makes_the_next_look_a_whole_one(
+    watched: Path, whole_looks: list[int]
+) -> None:
+    """It changes how git reads the files below it (line endings, filters) without writing
+    any of them."""
+    assert _look(watched).clean and whole_looks == [1]
+    write(watched, "top.py", _body("top", 92))
+    _look(watched)
+    assert whole_looks == [1]
+    write(watched, "pkg/.gitattributes", "*.py text eol=crlf\n")
+    _look(watched)
+    assert whole_looks == [1, 1]
+
+
+def test_a_directory_that_cannot_be_watched_for_a_while(watched: Path) -> None:
+    """A symlink loop where a directory was, then the directory back: the watch goes on."""
+    assert _look(watched).clean
+    os.rename(watched / "lib", watched / "lib.real")
+    os.symlink("lib", watched / "lib")  # ELOOP for whoever follows it
+    assert [d.path for d in _look(watched).drift] == ["lib/d.py"]
+    os.remove(watched / "lib")
+    os.rename(watched / "lib.real", watched / "lib")
+    assert _look(watched).clean
+    assert treewatch.watching(str(watched)) is not None
+    write(watched, "lib/d.py", _body("d", 93))
+    assert [d.path for d in _look(watched).drift] == ["lib/d.py"]
+
+
+def test_a_whole_look_at_least_every_few_minutes(
+    watched: Path, whole_looks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What inotify never reports (a hard link made since the last whole look, a write on
+    another machine) is unseen for a bounded time only."""
+    assert _look(watched).clean
+    _look(watched)
+    assert whole_looks == [1]
+    monkeypatch.setattr(treewatch, "WHOLE_AFTER", 0.0)
+    _look(watched)
+    assert whole_looks == [1, 1]
+
+
+def test_only_local_file_systems_are_watched(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"
+    info.write_text(
+        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+        "40 22 0:50 / /home/me/my\\040code rw - nfs4 server:/code rw\n"
+        "41 22 0:51 / /mnt/c rw - 9p drvfs rw\n"
+        "42 41 0:52 / /mnt/c/tmp rw - tmpfs tmpfs rw\n"
+    )
+    assert treewatch.file_system("/home/me/my code/app", str(info)) == "nfs4"
+    assert treewatch.file_system("/home/me/my codex", str(info)) == "ext4"
+    assert treewatch.file_system("/mnt/c/x", str(info)) == "9p"
+    assert treewatch.file_system("/mnt/c/tmp/x", str(info)) == "tmpfs"
+    assert treewatch.file_system("/x", str(tmp_path / "none")) is None
+    assert "nfs4" not in treewatch.LOCAL_FILE_SYSTEMS and "9p" not in treewatch.LOCAL_FILE_SYSTEMS
+
+
+def test_a_work_tree_on_a_network_file_system_is_not_watched(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(treewatch, "file_system", lambda path: "nfs4")
+    assert treewatch.watch(str(repo)) is None
+    assert treewatch.watching(str(repo)) is None
+
+
 # A random walk of edits, directory moves and looks: every watched look must conclude what a
 # whole look concludes at the same moment.
 _OPS = st.lists(
@@ -205,6 +327,7 @@ _OPS = st.lists(
         st.tuples(st.just("move-dir"), st.sampled_from(DIRS), st.just(0)),
         st.tuples(st.just("replace-dir"), st.sampled_from(DIRS), st.just(0)),
         st.tuples(st.just("adopt"), st.sampled_from(PATHS), st.just(0)),
+        st.tuples(st.just("link-dir"), st.sampled_from(DIRS), st.integers(0, 2)),
         st.tuples(st.just("look"), st.just(""), st.just(0)),
     ),
     min_size=1,
@@ -232,13 +355,20 @@ def _apply(root: Path, op: str, target: str, n: int) -> None:
         write(root, target, FILES[target])
     elif op == "delete" and path.exists():
         path.unlink()
-    elif op == "move-dir" and path.is_dir():
+    elif op == "move-dir" and path.is_dir() and not path.is_symlink():
         os.rename(path, root / "moved")
         shutil.rmtree(root / "moved")
-    elif op == "replace-dir" and path.is_dir():
+    elif op == "replace-dir" and path.is_dir() and not path.is_symlink():
         os.rename(path, root / "aside")
-        shutil.copytree(root / "aside", path)
+        shutil.copytree(root / "aside", path, symlinks=True)
         shutil.rmtree(root / "aside")
+    elif op == "link-dir" and path.is_dir() and not path.is_symlink() and DIRS[n] != target:
+        # The directory made a link to another of the tree's (relative, as people make
+        # them); one to a directory inside itself dangles once it is gone.
+        aside = root / "aside"
+        os.rename(path, aside)
+        shutil.rmtree(aside)
+        os.symlink(os.path.relpath(root / DIRS[n], path.parent), path)
     elif op == "adopt" and path.is_file():
         r = open_repo(str(root))
         adopt(r, [str(path)])
@@ -262,7 +392,8 @@ def test_a_watched_look_concludes_what_a_whole_look_concludes(
             if op == "look":
                 assert _drift(_look(root)) == _drift(_whole(root)), ops
             else:
-                _apply(root, op, target, n)
+                with contextlib.suppress(OSError):  # through a loop or a dangling link
+                    _apply(root, op, target, n)
     finally:
         treewatch.stop_all()
         shutil.rmtree(root, ignore_errors=True)

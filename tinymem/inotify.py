@@ -49,7 +49,7 @@ IN_ONLYDIR = 0x01000000
 IN_DONT_FOLLOW = 0x02000000
 IN_ISDIR = 0x40000000
 _IN_NONBLOCK = os.O_NONBLOCK
-_IN_CLOEXEC = 0o2000000  # O_CLOEXEC on Linux
+_IN_CLOEXEC = os.O_CLOEXEC
 
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then len bytes of NUL-padded name
 _READ_SIZE = 256 * 1024
