@@ -297,3 +297,25 @@ def test_status_from_a_deleted_directory_is_one_sentence(repo: Path) -> None:
     assert proc.returncode == 10, proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("tm: ") and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_directory_committed_as_a_symlink_is_not_read_as_a_file(
+    repo: Path, tmp_path: Path
+) -> None:
+    """git compares `lib` (now a symlink) with the State Map's `lib/` and names `lib`: the
+    State Map's tree there was read as if it were the file `lib`, and every command ended in
+    "artifact ... missing from the vault" (exit 13)."""
+    init_repo(
+        repo, {"top.py": "def top():\n    return 0\n", "lib/d.py": "def d():\n    return 4\n"}
+    )
+    assert tm(repo, "status").returncode == 0
+    (repo / "top.py").unlink()
+    outside = tmp_path / "ext"
+    os.rename(repo / "lib", outside)
+    os.symlink(outside, repo / "lib")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lib elsewhere")
+    status = tm(repo, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    files = {f["path"]: f["why"] for f in json.loads(status.stdout)["files"]}
+    assert files == {"lib/d.py": "reached through the symlink lib"}

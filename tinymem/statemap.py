@@ -256,6 +256,13 @@ class StateView:
         found = self.entry(top, path)
         return None if found is None else found[1]
 
+    def _file_lookup(self, top: str, path: str) -> str | None:
+        """The blob of file `path` under `top` (files/, meta/): None for a directory there. A
+        directory of tracked files in the State Map can be something else on disk and in
+        git (a symlink committed in its place), and git then names it."""
+        found = self.entry(top, path)
+        return None if found is None or found[0] == MODE_TREE else found[1]
+
     def entry(self, top: str, path: str) -> tuple[int, str] | None:
         """(mode, id) of `top/path` in this State Map's tree (`meta`, `proposals`, ...)."""
         sub = self.subtree(top)
@@ -274,11 +281,11 @@ class StateView:
         """The snapshot id of one live file, without listing the others."""
         if self._files is not None:
             return self._files.get(path)
-        return self._lookup(FILES, path)
+        return self._file_lookup(FILES, path)
 
     def meta(self, path: str) -> FileMeta | None:
         if path not in self._meta_cache:
-            oid = self._lookup(META, path)
+            oid = self._file_lookup(META, path)
             self._meta_cache[path] = None if oid is None else FileMeta.from_bytes(self.blob(oid))
         return self._meta_cache[path]
 
