@@ -28,6 +28,7 @@ from tinymem.gitobjects import (
     walk_blobs,
 )
 from tinymem.ledger import Draft, Episode, Operation
+from tinymem.paths import is_utf8
 from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
@@ -109,6 +110,8 @@ def taking(
         wanted: dict[str, str] = {}
         gone: list[str] = []
         for path, blob in _candidates(repo, view, commit, before, also):
+            if not is_utf8(path):
+                continue  # what `tm init` skips: a name the State Map cannot hold
             if blob is None:
                 meta = view.meta(path)
                 if meta is not None and not meta.deleted:

@@ -1,0 +1,33 @@
+"""Commits a user may make that tm's step up to HEAD must survive: every command runs that
+step first, so one commit it cannot take would stop every command, the hook included."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Initialise, git, tm, write
+
+APP = "def run():\n    return 0\n"
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS refuses such names")
+def test_a_committed_name_that_is_not_utf8_is_skipped_as_init_skips_it(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"app.py": APP})
+    (repo / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "latin-1 name")
+    for argv in (("status",), ("log",), ("state", "--json"), ("ask", "--dry-run", "run")):
+        done = tm(repo, *argv)
+        assert done.returncode == 0, (argv, done.stderr)
+    assert tm(repo, "hook", "install").returncode == 0
+    write(repo, "app.py", APP.replace("0", "1"))
+    assert tm(repo, "adopt", "app.py").returncode == 0
+    git(repo, "commit", "-qam", "run returns 1")  # the hook passes
+    state = json.loads(tm(repo, "state", "--json").stdout)
+    assert {e["entity"] for e in state["entities"]} == {"app.py::run"}
