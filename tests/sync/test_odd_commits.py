@@ -47,3 +47,23 @@ def test_a_directory_committed_as_a_file_of_its_name_does_not_stop_hydration(
     for argv in (("status",), ("ask", "--dry-run", "change lib and run"), ("state", "--json")):
         done = tm(repo, *argv)
         assert done.returncode == 0, (argv, done.stderr)
+
+
+def test_a_new_file_committed_then_edited_is_taken_with_the_edit_stale(
+    repo: Path, initialised: Initialise
+) -> None:
+    """Commit, keep editing, then run tm: the file was in no State Map (its text on disk is
+    not the commit's), so no command showed it, not even as STALE."""
+    initialised({"app.py": APP})
+    write(repo, "g.py", "def g():\n    return 1\n")
+    git(repo, "add", "g.py")
+    git(repo, "commit", "-qm", "add g.py")
+    write(repo, "g.py", "def g():\n    return 2\n")
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    assert [(f["path"], f["why"]) for f in status["files"]] == [("g.py", "modified")]
+    state = {e["entity"]: e for e in json.loads(tm(repo, "state", "--json").stdout)["entities"]}
+    assert state["g.py::g"]["stale"]
+    assert tm(repo, "adopt", "g.py").returncode == 0
+    assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
+    shown = tm(repo, "blame", "g.py")
+    assert shown.returncode == 0 and "return 2" in shown.stdout

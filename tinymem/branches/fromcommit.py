@@ -134,14 +134,22 @@ def taking(
             if wf.oid != wanted[item.path]:
                 result.left.append(item.path)
                 old = view.meta(item.path)
-                if old is None or old.deleted or ex is None:
+                if old is None or old.deleted:
+                    # New to the State Map and edited since the commit: the commit's text is
+                    # taken, and the edit is STALE against it, as for a file it had. Left
+                    # out, the file was in no State Map and no command showed it.
+                    blob = wanted[item.path]
+                    wf = WorktreeFile(item.path, blob, read_blob(repo.git, blob), wf.executable)
+                    ex = extract(wf.path, wf.data) if wf.kind == "text" else None
+                elif ex is None:
                     continue
-                # Edited since the commit: the entities that are still the commit's text.
-                mixed = _entitywise(repo, old, wf, ex.symbols, wanted[item.path])
-                if mixed is None or mixed.oid == old.snapshot:
-                    continue
-                wf = mixed
-                ex = extract(wf.path, wf.data) if wf.kind == "text" else None
+                else:
+                    # Edited since the commit: the entities that are still the commit's text.
+                    mixed = _entitywise(repo, old, wf, ex.symbols, wanted[item.path])
+                    if mixed is None or mixed.oid == old.snapshot:
+                        continue
+                    wf = mixed
+                    ex = extract(wf.path, wf.data) if wf.kind == "text" else None
             update = record_file(
                 writer,
                 view.meta(item.path),
