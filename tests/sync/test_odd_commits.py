@@ -67,3 +67,19 @@ def test_a_new_file_committed_then_edited_is_taken_with_the_edit_stale(
     assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
     shown = tm(repo, "blame", "g.py")
     assert shown.returncode == 0 and "return 2" in shown.stdout
+
+
+def test_a_file_committed_as_a_symlink_ends_its_record(repo: Path, initialised: Initialise) -> None:
+    """tm records regular files only: the record stayed live and the file STALE for good,
+    and `tm adopt --all` refused the whole batch (exit 11) for it."""
+    initialised({"app.py": APP, "lib/d.py": "def d():\n    return 4\n"})
+    (repo / "app.py").unlink()
+    os.symlink("lib/d.py", repo / "app.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "app.py is a link now")
+    write(repo, "lib/d.py", "def d():\n    return 5\n")
+    status = json.loads(tm(repo, "status", "--json").stdout)
+    assert [f["path"] for f in status["files"]] == ["lib/d.py"]
+    assert tm(repo, "adopt", "--all").returncode == 0
+    assert tm(repo, "status", "--check").returncode == 0
+    assert tm(repo, "doctor").returncode == 0

@@ -13,6 +13,7 @@ recorded deleted only when the commit lacks it and the work tree too.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -121,7 +122,13 @@ def taking(
                         gone.append(path)
                 continue
             if tree[path].filemode not in (MODE_BLOB, MODE_EXEC):
-                continue  # symlinks and submodules: tm records regular files only
+                # Symlinks and submodules: tm records regular files only. One committed in
+                # place of a file the State Map has ends that file's record, once the work
+                # tree agrees (else it stayed STALE for good, nothing could adopt it).
+                meta = view.meta(path)
+                if meta is not None and not meta.deleted and not _regular(repo.abspath(path)):
+                    gone.append(path)
+                continue
             if view.snapshot(path) != blob:
                 wanted[path] = blob
         for item in scan(repo, sorted(wanted)):
@@ -178,6 +185,13 @@ def taking(
         return Draft(episode=episode, changes=edits)
 
     return operation
+
+
+def _regular(full: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(full).st_mode)
+    except OSError:
+        return False
 
 
 def _entitywise(
