@@ -83,3 +83,20 @@ def test_a_file_committed_as_a_symlink_ends_its_record(repo: Path, initialised: 
     assert tm(repo, "adopt", "--all").returncode == 0
     assert tm(repo, "status", "--check").returncode == 0
     assert tm(repo, "doctor").returncode == 0
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS refuses such names")
+def test_a_branch_whose_name_is_not_utf8_is_refused_like_a_detached_head(
+    repo: Path, initialised: Initialise
+) -> None:
+    """Its ledger ref cannot be written or read: every command ended with exit 13, `tm
+    doctor` with 10, and the hook refused every commit there."""
+    initialised({"app.py": APP})
+    assert tm(repo, "hook", "install").returncode == 0
+    git(repo, "switch", "-qc", os.fsdecode(b"feat\xff"))
+    done = tm(repo, "status")
+    assert done.returncode == 3, done.stderr
+    assert "has a name that is not UTF-8" in done.stderr and "git branch -m" in done.stderr
+    assert tm(repo, "doctor").returncode == 0
+    write(repo, "app.py", APP.replace("0", "1"))
+    git(repo, "commit", "-qam", "on the branch")  # the hook passes, as on a detached HEAD

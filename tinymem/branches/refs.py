@@ -14,6 +14,7 @@ import pygit2
 
 from tinymem.branches.names import HEADS_PREFIX, LEGACY_REF, branch_of_ref, state_ref
 from tinymem.errors import NoBranchError
+from tinymem.paths import is_utf8, printable
 
 __all__ = [
     "HEADS_PREFIX",
@@ -36,7 +37,13 @@ _REBASE_HEAD_NAMES = (("rebase-merge", "head-name"), ("rebase-apply", "head-name
 
 def current_branch(git: pygit2.Repository) -> str | None:
     """The branch this worktree is on (an unborn one too), or None when HEAD is detached and
-    no rebase is under way."""
+    no rebase is under way, or names a branch tm cannot keep a ledger for (a name that is
+    not UTF-8: its ledger ref could not be written)."""
+    name = _head_branch(git)
+    return name if name is not None and is_utf8(name) else None
+
+
+def _head_branch(git: pygit2.Repository) -> str | None:
     head = git.references.get("HEAD")
     if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC:
         target = str(head.target)
@@ -44,7 +51,9 @@ def current_branch(git: pygit2.Repository) -> str | None:
             return target[len(_BRANCH_PREFIX) :]
     for directory, name in _REBASE_HEAD_NAMES:
         try:
-            with open(os.path.join(git.path, directory, name), encoding="utf-8") as f:
+            with open(
+                os.path.join(git.path, directory, name), encoding="utf-8", errors="surrogateescape"
+            ) as f:
                 target = f.read().strip()
         except OSError:
             continue
@@ -56,6 +65,13 @@ def current_branch(git: pygit2.Repository) -> str | None:
 def require_branch(git: pygit2.Repository) -> str:
     branch = current_branch(git)
     if branch is None:
+        named = _head_branch(git)
+        if named is not None:
+            raise NoBranchError(
+                f"the branch {printable(named)} has a name that is not UTF-8, and tm keeps"
+                " State Maps for UTF-8 branch names only; rename it (`git branch -m NEW`)"
+                " and run tm there"
+            )
         at = head_commit(git)
         where = f" at {at[:12]}" if at else ""
         raise NoBranchError(
