@@ -100,3 +100,19 @@ def test_a_branch_whose_name_is_not_utf8_is_refused_like_a_detached_head(
     assert tm(repo, "doctor").returncode == 0
     write(repo, "app.py", APP.replace("0", "1"))
     git(repo, "commit", "-qam", "on the branch")  # the hook passes, as on a detached HEAD
+
+
+def test_an_executable_bit_git_committed_is_recorded(repo: Path, initialised: Initialise) -> None:
+    """Only the blob was compared: the mode stayed the State Map's, and an undo of a later
+    adopt took the bit away from the file."""
+    initialised({"run.py": APP})
+    (repo / "run.py").chmod(0o755)
+    git(repo, "commit", "-qam", "run.py is a script")
+    assert tm(repo, "status").returncode == 0
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    assert json.loads(git(repo, "show", f"{tip}:meta/run.py"))["executable"] is True
+    write(repo, "run.py", APP.replace("0", "1"))
+    (repo / "run.py").chmod(0o755)
+    done = json.loads(tm(repo, "adopt", "run.py", "--json").stdout)
+    assert tm(repo, "undo", done["episode"]).returncode == 0
+    assert os.access(repo / "run.py", os.X_OK)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pygit2
 
@@ -129,7 +129,7 @@ def taking(
                 if meta is not None and not meta.deleted and not _regular(repo.abspath(path)):
                     gone.append(path)
                 continue
-            if view.snapshot(path) != blob:
+            if view.snapshot(path) != blob or _mode_moved(view, path, tree[path].filemode):
                 wanted[path] = blob
         for item in scan(repo, sorted(wanted)):
             if item.file is None:
@@ -138,6 +138,8 @@ def taking(
                 result.left.append(item.path)  # deleted since: STALE, the user's to adopt
                 continue
             wf, ex = item.file, item.extraction
+            # The commit's executable bit, as its text: the commit is the truth.
+            wf = replace(wf, executable=tree[item.path].filemode == MODE_EXEC)
             if wf.oid != wanted[item.path]:
                 result.left.append(item.path)
                 old = view.meta(item.path)
@@ -185,6 +187,13 @@ def taking(
         return Draft(episode=episode, changes=edits)
 
     return operation
+
+
+def _mode_moved(view: StateView, path: str, mode: int) -> bool:
+    """Whether the commit changed only the file's executable bit from what the State Map
+    records (git diffs modes too)."""
+    meta = view.meta(path)
+    return meta is not None and not meta.deleted and meta.executable != (mode == MODE_EXEC)
 
 
 def _regular(full: str) -> bool:
