@@ -17,7 +17,7 @@ from itertools import islice
 import pygit2
 
 from tinymem.gitobjects import blob_id, diff_blobs
-from tinymem.gitsuspects import Probe
+from tinymem.gitsuspects import Probe, skip_worktree
 from tinymem.records import FILE_SYMBOL, entity_key
 from tinymem.repository import Repo
 from tinymem.statcache import StatCache, stat_key
@@ -189,6 +189,7 @@ def _compare(
             listing = {p: o for p, o in listing.items() if p in wanted}
     drift: list[FileDrift] = []
     modified: list[str] = []
+    absent: list[str] = []
     linked = _LinkedDirs(repo.workdir)
     for path, snapshot in listing.items():
         full = root + path
@@ -200,7 +201,7 @@ def _compare(
         try:
             st = os.lstat(full)
         except FileNotFoundError:
-            drift.append(FileDrift(path, "missing"))
+            absent.append(path)
             continue
         except OSError as exc:
             drift.append(FileDrift(path, f"unreadable: {exc.strerror}"))
@@ -229,6 +230,10 @@ def _compare(
         if oid != snapshot:
             modified.append(path)
     cache.save()
+    if absent:
+        # A sparse checkout leaves files out on purpose: git's, not a deletion.
+        sparse = skip_worktree(repo.git.path, repo.workdir, absent)
+        drift.extend(FileDrift(path, "missing") for path in absent if path not in sparse)
     if modified:
         symbols = SymbolCache(repo.cache_dir)
         try:

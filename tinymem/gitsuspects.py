@@ -171,3 +171,21 @@ def _lists_gitattributes(tags: bytes) -> bool:
             return True
         at = tags.find(name, at + 1)
     return False
+
+
+def skip_worktree(git_dir: str, workdir: str, paths: list[str]) -> set[str]:
+    """Those of `paths` git's index marks skip-worktree: left out of the work tree on purpose
+    (sparse checkout), so absent from the disk without being deleted. Empty when git cannot
+    tell (a missing file is then what it looks like)."""
+    if not paths:
+        return set()
+    out = repo_git_output(
+        git_dir, workdir, "--literal-pathspecs", "ls-files", "-v", "-z", "--", *paths
+    )
+    if out is None:
+        return set()
+    return {
+        entry[2:].decode("utf-8", "surrogateescape")
+        for entry in out.split(b"\0")
+        if entry.startswith(b"S ")
+    }

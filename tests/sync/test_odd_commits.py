@@ -116,3 +116,31 @@ def test_an_executable_bit_git_committed_is_recorded(repo: Path, initialised: In
     done = json.loads(tm(repo, "adopt", "run.py", "--json").stdout)
     assert tm(repo, "undo", done["episode"]).returncode == 0
     assert os.access(repo / "run.py", os.X_OK)
+
+
+def test_a_sparse_checkout_leaves_files_out_without_deleting_them(
+    repo: Path, initialised: Initialise
+) -> None:
+    """Files left out of the work tree on purpose were STALE "missing", `tm adopt --all`
+    recorded them deleted, and once they were back tm no longer tracked them; a commit that
+    changed one left the State Map behind git."""
+    initialised({"app.py": APP, "lib/d.py": "def d():\n    return 4\n"})
+    git(repo, "switch", "-qc", "other")
+    write(repo, "lib/d.py", "def d():\n    return 5\n")
+    git(repo, "commit", "-qam", "d returns 5")
+    git(repo, "switch", "-q", "main")
+    git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/lib/")
+    assert not (repo / "lib").exists()
+    assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
+    assert "Nothing to adopt" in tm(repo, "adopt", "--all").stdout
+    git(repo, "merge", "-q", "--ff-only", "other")  # a pull that changes a file left out
+    assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
+    tip = git(repo, "rev-parse", "refs/tinymem/heads/main").strip()
+    head = git(repo, "rev-parse", "HEAD:lib/d.py").strip()
+    assert git(repo, "rev-parse", f"{tip}:files/lib/d.py").strip() == head
+    git(repo, "sparse-checkout", "disable")
+    assert (repo / "lib/d.py").read_text() == "def d():\n    return 5\n"
+    assert json.loads(tm(repo, "status", "--json").stdout)["clean"] is True
+    write(repo, "lib/d.py", "def d():\n    return 6\n")
+    files = json.loads(tm(repo, "status", "--json").stdout)["files"]
+    assert [(f["path"], f["why"]) for f in files] == [("lib/d.py", "modified")]

@@ -28,6 +28,7 @@ from tinymem.gitobjects import (
     read_blob,
     walk_blobs,
 )
+from tinymem.gitsuspects import skip_worktree
 from tinymem.ledger import Draft, Episode, Operation
 from tinymem.paths import is_utf8
 from tinymem.records import Source
@@ -35,7 +36,7 @@ from tinymem.repository import Repo
 from tinymem.scan import scan
 from tinymem.statemap import FILES, FileMeta, StateView
 from tinymem.symbols import extract
-from tinymem.symbols.model import Symbol
+from tinymem.symbols.model import Extraction, Symbol
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import WorktreeFile
 
@@ -131,13 +132,27 @@ def taking(
                 continue
             if view.snapshot(path) != blob or _mode_moved(view, path, tree[path].filemode):
                 wanted[path] = blob
+
+        def take(wf: WorktreeFile, ex: Extraction | None) -> None:
+            update = record_file(
+                writer,
+                view.meta(wf.path),
+                wf,
+                ex,
+                source=source,
+                episode=episode,
+                reason=reason,
+            )
+            apply_update(writer, update, episode, edits)
+            result.taken.append(wf.path)
+
+        absent: list[str] = []
         for item in scan(repo, sorted(wanted)):
-            if item.file is None:
-                if not isinstance(item.error, FileNotFoundError):
-                    continue  # what `tm init` skips too (a name that is not UTF-8, ...)
-                result.left.append(item.path)  # deleted since: STALE, the user's to adopt
-                continue
             wf, ex = item.file, item.extraction
+            if wf is None:
+                if isinstance(item.error, FileNotFoundError):
+                    absent.append(item.path)
+                continue  # else what `tm init` skips too (a name that is not UTF-8, ...)
             # The commit's executable bit, as its text: the commit is the truth.
             wf = replace(wf, executable=tree[item.path].filemode == MODE_EXEC)
             if wf.oid != wanted[item.path]:
@@ -147,8 +162,7 @@ def taking(
                     # New to the State Map and edited since the commit: the commit's text is
                     # taken, and the edit is STALE against it, as for a file it had. Left
                     # out, the file was in no State Map and no command showed it.
-                    blob = wanted[item.path]
-                    wf = WorktreeFile(item.path, blob, read_blob(repo.git, blob), wf.executable)
+                    wf = _committed(repo, tree, item.path)
                     ex = extract(wf.path, wf.data) if wf.kind == "text" else None
                 elif ex is None:
                     continue
@@ -159,17 +173,17 @@ def taking(
                         continue
                     wf = mixed
                     ex = extract(wf.path, wf.data) if wf.kind == "text" else None
-            update = record_file(
-                writer,
-                view.meta(item.path),
-                wf,
-                ex,
-                source=source,
-                episode=episode,
-                reason=reason,
-            )
-            apply_update(writer, update, episode, edits)
-            result.taken.append(item.path)
+            take(wf, ex)
+        # A sparse checkout leaves files out of the work tree on purpose: for those the
+        # commit's text is taken, as git takes it. Any other is deleted since: STALE, the
+        # user's to adopt.
+        sparse = skip_worktree(repo.git.path, repo.workdir, absent)
+        for path in absent:
+            if path in sparse:
+                wf = _committed(repo, tree, path)
+                take(wf, extract(wf.path, wf.data) if wf.kind == "text" else None)
+            else:
+                result.left.append(path)
         for path in gone:
             old = view.meta(path)
             assert old is not None
@@ -187,6 +201,14 @@ def taking(
         return Draft(episode=episode, changes=edits)
 
     return operation
+
+
+def _committed(repo: Repo, tree: pygit2.Tree, path: str) -> WorktreeFile:
+    """The file as the commit has it."""
+    entry = tree[path]
+    return WorktreeFile(
+        path, str(entry.id), read_blob(repo.git, str(entry.id)), entry.filemode == MODE_EXEC
+    )
 
 
 def _mode_moved(view: StateView, path: str, mode: int) -> bool:
