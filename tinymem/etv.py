@@ -125,8 +125,9 @@ def verify(
         try:
             known = watch.suspects(tree, lambda old: _moved(repo, old, tree))
             if known is None:
-                watch.rewatch(file_listing(repo, view, StatCache(repo.cache_dir)))
-                report = _compare(repo, view, None, probe)
+                cache = StatCache(repo.cache_dir)
+                watch.rewatch(file_listing(repo, view, cache))
+                report = _compare(repo, view, None, probe, cache=cache)
             else:
                 report = _compare(repo, view, None, None, known)
         except BaseException:
@@ -154,10 +155,12 @@ def _compare(
     paths: Iterable[str] | None,
     probe: Probe | None,
     known: set[str] | None = None,
+    cache: StatCache | None = None,
 ) -> EtvReport:
     """`verify` itself. `known`: the only files of the whole tree that may differ (a watch
-    of the work tree says so); None: find them (git, else the stat cache)."""
-    cache = StatCache(repo.cache_dir)
+    of the work tree says so); None: find them (git, else the stat cache). `cache`: the stat
+    cache when the caller has it open already."""
+    cache = StatCache(repo.cache_dir) if cache is None else cache
     root = repo.workdir + os.sep
     checked: int | None = None
     files_tree = view.subtree(FILES)

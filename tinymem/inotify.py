@@ -8,11 +8,14 @@ looking at every file.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import struct
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 __all__ = [
     "IN_ATTRIB",
@@ -62,6 +65,10 @@ class Unavailable(OSError):
 
 
 def _libc() -> ctypes.CDLL:
+    # Imported here: every command's ETV imports this module (to ask whether the process
+    # watches), and only `tm serve` and `tm mcp` watch; ctypes costs ~3 ms to import.
+    import ctypes
+
     if not sys.platform.startswith("linux"):
         raise Unavailable(errno.ENOSYS, "inotify is Linux's")
     try:
@@ -76,6 +83,12 @@ def _libc() -> ctypes.CDLL:
     return libc
 
 
+def _errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
+
+
 class Inotify:
     """One inotify instance, non-blocking: `read` returns what is queued and never waits."""
 
@@ -83,7 +96,7 @@ class Inotify:
         self._libc = _libc()
         fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if fd < 0:
-            err = ctypes.get_errno()
+            err = _errno()
             raise Unavailable(err, os.strerror(err))
         self.fd: int | None = fd
 
@@ -95,7 +108,7 @@ class Inotify:
             raise OSError(errno.EBADF, "inotify closed")
         wd = int(self._libc.inotify_add_watch(self.fd, os.fsencode(path), mask))
         if wd < 0:
-            err = ctypes.get_errno()
+            err = _errno()
             raise OSError(err, os.strerror(err), path)
         return wd
 

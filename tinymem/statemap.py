@@ -256,12 +256,16 @@ class StateView:
         found = self.entry(top, path)
         return None if found is None else found[1]
 
-    def _file_lookup(self, top: str, path: str) -> str | None:
-        """The blob of file `path` under `top` (files/, meta/): None for a directory there. A
+    def file_entry(self, top: str, path: str) -> tuple[int, str] | None:
+        """`entry` of file `path` under `top` (files/, meta/): None for a directory there. A
         directory of tracked files in the State Map can be something else on disk and in
         git (a symlink committed in its place), and git then names it."""
         found = self.entry(top, path)
-        return None if found is None or found[0] == MODE_TREE else found[1]
+        return None if found is None or found[0] == MODE_TREE else found
+
+    def _file_lookup(self, top: str, path: str) -> str | None:
+        found = self.file_entry(top, path)
+        return None if found is None else found[1]
 
     def entry(self, top: str, path: str) -> tuple[int, str] | None:
         """(mode, id) of `top/path` in this State Map's tree (`meta`, `proposals`, ...)."""

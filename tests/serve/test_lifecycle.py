@@ -199,30 +199,25 @@ def test_a_client_that_stops_reading_a_stream_does_not_hold_a_stop(
     assert tm(repo, "show", ask["episode"], "--response").stdout == BIG_REPLY
 
 
-def test_the_body_deadline_is_30_s_unless_set_to_seconds_above_0(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("name", "default", "read"),
+    [
+        (BODY_TIMEOUT_ENV, BODY_TIMEOUT, body_timeout),
+        (WRITE_TIMEOUT_ENV, WRITE_TIMEOUT, write_timeout),
+    ],
+    ids=["body", "write"],
+)
+def test_a_deadline_is_30_s_unless_set_to_seconds_above_0(
+    monkeypatch: pytest.MonkeyPatch, name: str, default: float, read: Callable[[], float]
 ) -> None:
-    monkeypatch.delenv(BODY_TIMEOUT_ENV, raising=False)
-    assert body_timeout() == BODY_TIMEOUT == 30
-    monkeypatch.setenv(BODY_TIMEOUT_ENV, " 2.5 ")
-    assert body_timeout() == 2.5
+    monkeypatch.delenv(name, raising=False)
+    assert read() == default == 30
+    monkeypatch.setenv(name, " 2.5 ")
+    assert read() == 2.5
     for bad in ("0", "-1", "abc", "nan", "inf"):
-        monkeypatch.setenv(BODY_TIMEOUT_ENV, bad)
-        with pytest.raises(UsageError, match=f"{BODY_TIMEOUT_ENV} must be a number of seconds"):
-            body_timeout()
-
-
-def test_the_write_deadline_is_30_s_unless_set_to_seconds_above_0(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv(WRITE_TIMEOUT_ENV, raising=False)
-    assert write_timeout() == WRITE_TIMEOUT == 30
-    monkeypatch.setenv(WRITE_TIMEOUT_ENV, " 2.5 ")
-    assert write_timeout() == 2.5
-    for bad in ("0", "-1", "abc", "nan", "inf"):
-        monkeypatch.setenv(WRITE_TIMEOUT_ENV, bad)
-        with pytest.raises(UsageError, match=f"{WRITE_TIMEOUT_ENV} must be a number of seconds"):
-            write_timeout()
+        monkeypatch.setenv(name, bad)
+        with pytest.raises(UsageError, match=f"{name} must be a number of seconds"):
+            read()
 
 
 def test_sigint_right_after_the_announcement_stops_cleanly(repo: Path, server: ModelServer) -> None:

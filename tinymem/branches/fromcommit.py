@@ -163,7 +163,7 @@ def taking(
                     # taken, and the edit is STALE against it, as for a file it had. Left
                     # out, the file was in no State Map and no command showed it.
                     wf = _committed(repo, tree, item.path)
-                    ex = extract(wf.path, wf.data) if wf.kind == "text" else None
+                    ex = _extraction(wf)
                 elif ex is None:
                     continue
                 else:
@@ -172,7 +172,7 @@ def taking(
                     if mixed is None or mixed.oid == old.snapshot:
                         continue
                     wf = mixed
-                    ex = extract(wf.path, wf.data) if wf.kind == "text" else None
+                    ex = _extraction(wf)
             take(wf, ex)
         # A sparse checkout leaves files out of the work tree on purpose: for those the
         # commit's text is taken, as git takes it. Any other is deleted since: STALE, the
@@ -181,7 +181,7 @@ def taking(
         for path in absent:
             if path in sparse:
                 wf = _committed(repo, tree, path)
-                take(wf, extract(wf.path, wf.data) if wf.kind == "text" else None)
+                take(wf, _extraction(wf))
             else:
                 result.left.append(path)
         for path in gone:
@@ -209,6 +209,10 @@ def _committed(repo: Repo, tree: pygit2.Tree, path: str) -> WorktreeFile:
     return WorktreeFile(
         path, str(entry.id), read_blob(repo.git, str(entry.id)), entry.filemode == MODE_EXEC
     )
+
+
+def _extraction(wf: WorktreeFile) -> Extraction | None:
+    return extract(wf.path, wf.data) if wf.kind == "text" else None
 
 
 def _mode_moved(view: StateView, path: str, mode: int) -> bool:

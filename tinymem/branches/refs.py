@@ -63,15 +63,14 @@ def _head_branch(git: pygit2.Repository) -> str | None:
 
 
 def require_branch(git: pygit2.Repository) -> str:
-    branch = current_branch(git)
+    branch = _head_branch(git)
+    if branch is not None and not is_utf8(branch):
+        raise NoBranchError(
+            f"the branch {printable(branch)} has a name that is not UTF-8, and tm keeps"
+            " State Maps for UTF-8 branch names only; rename it (`git branch -m NEW`)"
+            " and run tm there"
+        )
     if branch is None:
-        named = _head_branch(git)
-        if named is not None:
-            raise NoBranchError(
-                f"the branch {printable(named)} has a name that is not UTF-8, and tm keeps"
-                " State Maps for UTF-8 branch names only; rename it (`git branch -m NEW`)"
-                " and run tm there"
-            )
         at = head_commit(git)
         where = f" at {at[:12]}" if at else ""
         raise NoBranchError(

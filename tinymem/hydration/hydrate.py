@@ -21,7 +21,6 @@ from itertools import pairwise
 
 from tinymem.edits.alignment import inside
 from tinymem.etv import EtvReport
-from tinymem.gitobjects import MODE_TREE
 from tinymem.hydration.corpus import FLAG_NONCODE, Corpus, doc_flags, last_name
 from tinymem.hydration.excerpts import file_part
 from tinymem.hydration.index import rank_with
@@ -230,10 +229,7 @@ class _Pool:
         if key not in _WHERE:
             if len(_WHERE) >= _READ_BOUND:
                 _WHERE.clear()
-            found = self.view.entry(META, path)
-            # A directory of records where a file was named (a path git turned from one
-            # into the other) is no file record.
-            _WHERE[key] = None if found is None or found[0] == MODE_TREE else found
+            _WHERE[key] = self.view.file_entry(META, path)
         return _WHERE[key]
 
     def add(self, scores: dict[str, float]) -> list[Candidate]:
