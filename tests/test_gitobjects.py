@@ -259,3 +259,23 @@ def test_a_pack_index_finds_each_object_at_its_offset(places: dict[str, tuple[in
         assert (off, crcs[i]) == places[oid]
     assert idx[pos : pos + 20] == b"\x01" * 20
     assert hashlib.sha1(idx[: pos + 20]).digest() == idx[pos + 20 :]
+
+
+def test_trees_deeper_than_the_recursion_limit_are_edited_and_compared(repo: Path) -> None:
+    """A path git committed 1,500 directories deep: `_edit` and `diff_blobs` recursed once per
+    level and ended in a RecursionError (#29)."""
+    git_repo = pygit2.Repository(str(repo))
+    writer = ObjectWriter(git_repo)
+    deep = "/".join(["d"] * 1500) + "/x.py"
+    one = edit_tree(
+        writer,
+        None,
+        {deep: (MODE_BLOB, writer.blob(b"1\n")), "a": (MODE_BLOB, writer.blob(b"a\n"))},
+    )
+    two = edit_tree(writer, one, {deep: (MODE_BLOB, writer.blob(b"2\n"))})
+    gone = edit_tree(writer, two, {deep: None})
+    writer.flush()
+    assert dict(walk_blobs(git_repo, two)) == {deep: blob_id(b"2\n"), "a": blob_id(b"a\n")}
+    assert list(diff_blobs(git_repo, one, two)) == [(deep, blob_id(b"2\n"))]
+    assert list(diff_blobs(git_repo, two, gone)) == [(deep, None)]
+    assert dict(walk_blobs(git_repo, gone)) == {"a": blob_id(b"a\n")}  # empty levels vanish

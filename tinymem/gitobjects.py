@@ -570,27 +570,51 @@ def edit_tree(writer: ObjectWriter, base: str | None, changes: TreeChanges) -> s
 
 
 def _edit(writer: ObjectWriter, base: str | None, changes: dict[str, object]) -> str | None:
+    """The tree `base` with the nested `changes` applied; None when nothing is left. Iterative,
+    a frame per directory on the changed paths: a path git committed a thousand directories
+    deep must not reach Python's recursion limit (#29)."""
+    stack = [_open_level(writer, base, changes, "")]
+    while True:
+        entries, subdirs, name = stack[-1]
+        if subdirs:
+            sub_name, sub_changes = subdirs.pop()
+            current = entries.get(sub_name)
+            sub_base = current[1] if current is not None and current[0] == MODE_TREE else None
+            stack.append(_open_level(writer, sub_base, sub_changes, sub_name))
+            continue
+        stack.pop()
+        oid = writer.tree((n, mode, o) for n, (mode, o) in entries.items()) if entries else None
+        if not stack:
+            return oid
+        parent = stack[-1][0]
+        if oid is None:
+            parent.pop(name, None)
+        else:
+            parent[name] = (MODE_TREE, oid)
+
+
+_Level = tuple[dict[str, tuple[int, str]], list[tuple[str, dict[str, object]]], str]
+
+
+def _open_level(
+    writer: ObjectWriter, base: str | None, changes: dict[str, object], name: str
+) -> _Level:
+    """One directory of `_edit`: its entries with the changes to blobs applied, the changed
+    subdirectories still to do, and its name in its parent."""
     entries: dict[str, tuple[int, str]] = {}
     if base is not None:
-        for name, mode, oid in writer.tree_entries(base):
-            entries[name] = (mode, oid)
-    for name, change in changes.items():
+        for entry_name, mode, oid in writer.tree_entries(base):
+            entries[entry_name] = (mode, oid)
+    subdirs: list[tuple[str, dict[str, object]]] = []
+    for child, change in changes.items():
         if isinstance(change, dict):
-            current = entries.get(name)
-            sub_base = current[1] if current is not None and current[0] == MODE_TREE else None
-            sub = _edit(writer, sub_base, change)
-            if sub is None:
-                entries.pop(name, None)
-            else:
-                entries[name] = (MODE_TREE, sub)
+            subdirs.append((child, change))
         elif change is None:
-            entries.pop(name, None)
+            entries.pop(child, None)
         else:
             assert isinstance(change, tuple)
-            entries[name] = change
-    if not entries:
-        return None
-    return writer.tree((name, mode, oid) for name, (mode, oid) in entries.items())
+            entries[child] = change
+    return entries, subdirs, name
 
 
 def walk_blobs(
@@ -613,7 +637,30 @@ def diff_blobs(
 ) -> Iterator[tuple[str, str | None]]:
     """(path, blob id in `new`, or None when gone) of every blob that differs between two
     stored trees. Equal subtrees are skipped unread: after a one-file change to a 50,000-file
-    tree this reads a handful of trees, where listing either tree reads a thousand."""
+    tree this reads a handful of trees, where listing either tree reads a thousand. Iterative
+    (a stack of levels): a committed path can be deeper than Python's recursion limit."""
+    stack = [_diff_level(repo, old, new, prefix)]
+    while stack:
+        step = next(stack[-1], None)
+        if step is None:
+            stack.pop()
+        elif isinstance(step, _Descend):
+            stack.append(_diff_level(repo, step.old, step.new, step.prefix))
+        else:
+            yield step
+
+
+class _Descend(NamedTuple):
+    """Two subtrees `diff_blobs` compares next, before the rest of their parents."""
+
+    old: str
+    new: str
+    prefix: str
+
+
+def _diff_level(
+    repo: pygit2.Repository, old: str, new: str, prefix: str
+) -> Iterator[tuple[str, str | None] | _Descend]:
     before = {e.name or "": (e.filemode, str(e.id)) for e in read_tree(repo, old)}
     after = {e.name or "": (e.filemode, str(e.id)) for e in read_tree(repo, new)}
     for name in sorted(before.keys() | after.keys()):
@@ -624,7 +671,7 @@ def diff_blobs(
         a_tree = a is not None and a[0] == MODE_TREE
         b_tree = b is not None and b[0] == MODE_TREE
         if a is not None and b is not None and a_tree and b_tree:
-            yield from diff_blobs(repo, a[1], b[1], path + "/")
+            yield _Descend(a[1], b[1], path + "/")
             continue
         if a is not None:
             if a_tree:

@@ -28,12 +28,12 @@ __all__ = [
     "repo_relative",
 ]
 
-# The longest path tm writes or records, checked before anything is written: deeper paths
-# crash the recording (trees are built recursively, and Python's recursion limit is ~1,000)
-# after the directories and the file were already on disk. Generous for real repositories
-# (the deepest seldom pass 30 components): 255 bytes a name and 4,095 a path are Linux's
-# NAME_MAX and PATH_MAX less its NUL (what git itself can check out), and 256 components is
-# far below both git's core.maxTreeDepth (2,048 or more) and where recording fails (~900).
+# The longest path tm writes or records, checked before anything is written. Generous for
+# real repositories (the deepest seldom pass 30 components): 255 bytes a name and 4,095 a
+# path are Linux's NAME_MAX and PATH_MAX less its NUL (what git itself can check out), and
+# 256 components is far below git's core.maxTreeDepth (2,048 or more). A deeper path that
+# git committed is still recorded by the step up to HEAD: the State Map's trees are built and
+# compared without recursion (`gitobjects._edit`, `diff_blobs`).
 MAX_COMPONENTS = 256
 MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 4095
