@@ -22,6 +22,7 @@ from tinymem.gitobjects import (
     ObjectWriter,
     PackSpool,
     SpooledObjects,
+    UnnamedEntriesError,
     blob_id,
     diff_blobs,
     edit_tree,
@@ -180,32 +181,37 @@ def test_diff_of_two_trees_is_what_changed_between_their_listings(
         assert dict(got) == expected
 
 
-def _edited(base: dict[str, str], changes: dict[str, str | None]) -> dict[str, str]:
-    """What `edit_tree` makes of a tree, as flat paths: a model written from its rules."""
-    leaves: dict[str, str | None] = {}  # the changes as they nest: the last one per place wins
-    for path, value in changes.items():
-        for p in [q for q in leaves if q.startswith(path + "/")]:
-            del leaves[p]  # a directory replaced by a file (or by its deletion)
-        for i, ch in enumerate(path):
-            if ch == "/":
-                leaves.pop(path[:i], None)  # a file (or deletion) replaced by a directory
-        leaves[path] = value
+def _edited(base: dict[str, str], changes: dict[str, str | None]) -> dict[str, str] | None:
+    """What `edit_tree` makes of a tree, as flat paths: a model written from its rules
+    (removals first, then the sets; None where it must refuse to drop what no change names)."""
+
+    def below(q: str, p: str) -> bool:
+        return q.startswith(p + "/")
+
     out = dict(base)
-    for path, value in leaves.items():
-        for p in [q for q in out if q == path or q.startswith(path + "/")]:
-            del out[p]
-        for i, ch in enumerate(path):
-            if ch == "/":
-                out.pop(path[:i], None)  # a blob where the change needs a directory
-        if value is not None:
-            out[path] = value
+    for path, value in changes.items():
+        if value is None:
+            out = {q: o for q, o in out.items() if q != path and not below(q, path)}
+    sets = {p: v for p, v in changes.items() if v is not None}
+    for path, value in sets.items():
+        if any(below(q, path) or below(path, q) for q in sets):
+            return None  # a path set and a path below it
+        if any(below(path, q) for q in out) or any(below(q, path) for q in out):
+            return None  # a file where a directory is set, or the reverse, not removed
+        out[path] = value
     return out
 
 
 @given(_TREE, st.lists(st.tuples(_TREE_PATH, st.none() | st.sampled_from([b"4", b"5"]))))
-# A directory replaced by a file, then a path below it again: a directory remembered from
-# before the replacement must not be written into.
+# A directory replaced by a file, then a path below it again.
 @example({}, [("a/b/c", b"4"), ("a", b"5"), ("a/b/d", b"4")])
+# A file takes the place of a directory whose entries are named gone, and the reverse.
+@example({"a/b": b"1", "a/c/d": b"2"}, [("a", b"4"), ("a/b", None), ("a/c", None)])
+@example({"a/b": b"1", "a/c/d": b"2"}, [("a", b"4"), ("a/b", None)])
+@example({"a": b"1"}, [("a/b", b"4"), ("a", None)])
+@example({"a": b"1"}, [("a/b", b"4")])
+@example({"a": b"1"}, [("a/b", None)])
+@example({"a": b"1"}, [("a", None), ("a/a", None)])
 def test_edit_tree_applies_changes_to_files_and_directories_by_its_rules(
     base: dict[str, bytes], changes: list[tuple[str, bytes | None]]
 ) -> None:
@@ -214,12 +220,17 @@ def test_edit_tree_applies_changes_to_files_and_directories_by_its_rules(
         writer = ObjectWriter(git_repo)
         before = _store(writer, base)
         edits = {p: None if d is None else (MODE_BLOB, writer.blob(d)) for p, d in changes}
-        after = edit_tree(writer, before, edits)
         writer.flush()
         expected = _edited(
             dict(walk_blobs(git_repo, before)),
             {p: None if e is None else e[1] for p, e in edits.items()},
         )
+        if expected is None:
+            with pytest.raises(UnnamedEntriesError):
+                edit_tree(writer, before, edits)
+            return
+        after = edit_tree(writer, before, edits)
+        writer.flush()
         assert dict(walk_blobs(git_repo, after)) == expected
 
 

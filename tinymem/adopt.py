@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from tinymem.displacing import live_displaced, regular_file
 from tinymem.errors import ConcurrencyError, UnsafePathError, UsageError
 from tinymem.etv import verify
 from tinymem.gitobjects import ObjectWriter, blob_id
@@ -195,9 +196,12 @@ def _record(
             old = view.meta(path)
             if isinstance(item.error, ThroughSymlinkError):
                 raise UnsafePathError(f"{item.error}; tm records files of the work tree only")
-            if isinstance(item.error, NotAFileError):
+            # A directory in the place of a tracked file (`--all`): the file is gone, as
+            # when files below it take its place (`_end_displaced`).
+            replaced = isinstance(item.error, NotAFileError) and _a_directory(repo, path)
+            if isinstance(item.error, NotAFileError) and not replaced:
                 raise UnsafePathError(f"{path}: {item.error}; tm records regular files only")
-            if isinstance(item.error, FileNotFoundError):
+            if isinstance(item.error, FileNotFoundError) or replaced:
                 if old is None or old.deleted:
                     raise UsageError(f"{path} does not exist and tm does not track it")
                 update = record_deletion(old, episode=episode, reason="deleted by the user")
@@ -220,6 +224,7 @@ def _record(
                 result.adopted.append(path)
             result.tombstoned.extend(f"{path}::{s}" for s in update.tombstoned)
             apply_update(writer, update, episode, edits)
+        _end_displaced(repo, view, writer, episode, edits, result)
         if not result.adopted and not result.deleted and not attachments:
             return None
         parts = []
@@ -242,3 +247,34 @@ def _record(
 
     result.committed = commit_episode(repo, operation, ref=ref)
     return result
+
+
+def _end_displaced(
+    repo: Repo,
+    view: StateView,
+    writer: ObjectWriter,
+    episode: Episode,
+    edits: TreeEdits,
+    result: AdoptResult,
+) -> None:
+    """A file adopted where the State Map has live files below a directory of its name (or a
+    file adopted below a directory that was a tracked file): the disk holds no regular file
+    there any more, so those are recorded deleted in the same episode, and their records
+    then leave the State Map (`displacing`). Never dropped unrecorded (#29)."""
+    for path in list(result.adopted):
+        for other in live_displaced(view, path):
+            if other in episode.files:
+                continue  # recorded by this adopt already (deleted: `--all`)
+            if regular_file(repo.abspath(other)):
+                raise UsageError(f"{path} and {other} cannot both be files; nothing was recorded")
+            old = view.meta(other)
+            assert old is not None
+            update = record_deletion(old, episode=episode, reason="deleted by the user")
+            result.deleted.append(other)
+            result.tombstoned.extend(f"{other}::{s}" for s in update.tombstoned)
+            apply_update(writer, update, episode, edits)
+
+
+def _a_directory(repo: Repo, path: str) -> bool:
+    full = repo.abspath(path)
+    return os.path.isdir(full) and not os.path.islink(full)

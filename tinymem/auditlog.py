@@ -465,6 +465,8 @@ def show(repo: Repo, ref: str) -> dict[str, Any]:
                 "snapshot": rec.get("snapshot"),
                 "meta": rec.get("meta"),
                 "deleted": rec.get("snapshot") is None,
+                # The record left the State Map: a path of the other kind took its place.
+                "left": rec.get("snapshot") is None and rec.get("meta") is None,
             }
             for p, rec in sorted(ep.files.items())
         ],

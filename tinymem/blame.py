@@ -20,6 +20,7 @@ from typing import Any
 import pygit2
 
 from tinymem.auditlog import Ledger, Origin
+from tinymem.displacing import other_kind
 from tinymem.errors import UsageError
 from tinymem.ledger import current
 from tinymem.repository import Repo
@@ -159,7 +160,9 @@ def blame(repo: Repo, path: str, start: int = 1, end: int | None = None) -> Blam
         )
     if snapshot_id is None:
         meta = view.meta(path)
-        if meta is not None and meta.deleted:
+        if (meta is not None and meta.deleted) or (meta is None and other_kind(view, path)):
+            # A deleted file's record, or one that left the State Map when a file and a
+            # directory of its name changed places (`displacing`): its history stays.
             raise UsageError(f"{path} was deleted in the State Map; `tm log {path}` shows when")
         raise UsageError(f"{path} is not in the State Map; `tm adopt {path}` records it first")
     try:

@@ -203,7 +203,7 @@ def _compare(
             continue
         try:
             st = os.lstat(full)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # ENOTDIR: a file holds its place
             absent.append(path)
             continue
         except OSError as exc:

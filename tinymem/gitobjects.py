@@ -539,82 +539,163 @@ def discard_spools(directory: str, prefix: str) -> None:
 TreeChanges = Mapping[str, "tuple[int, str] | None"]
 
 
+class UnnamedEntriesError(ValueError):
+    """A change set would replace a directory by a file, or a file by a directory, holding
+    entries the caller did not name: `edit_tree` never drops them silently. A tm bug when it
+    is raised (an internal invariant: the ledger commits no such tree), never a user's."""
+
+
 def edit_tree(writer: ObjectWriter, base: str | None, changes: TreeChanges) -> str:
     """Apply `changes` below the tree `base` (None: empty) and return the new tree's id.
 
+    Removals (None) apply first, then every other change; so a path and one below it can both
+    be named when one of them is a removal, in either order. A set that would drop what is
+    there without the change set naming it raises UnnamedEntriesError: a blob over a
+    directory holding blobs not removed by `changes`, or a path below a blob that is not
+    removed. (A tree set over a tree replaces it whole: entity trees are written so.)
     Only the subtrees on the changed paths are read and rewritten, so a one-file change to a
     50,000-file State Map costs a handful of tree objects. Directories left empty vanish.
     """
-    nested: dict[str, object] = {}
+    removed = {path for path, value in changes.items() if value is None}
+    nested = _Dir()
     # Each directory is walked to once, not once per path below it (a baseline: 150,000 paths
     # in ~1,500 directories).
-    dirs: dict[str, dict[str, object]] = {"": nested}
-    for path, value in changes.items():
+    dirs: dict[str, _Dir] = {"": nested}
+    sets = [(path, value) for path, value in changes.items() if value is not None]
+    for path, value in sets:
         head, _, name = path.rpartition("/")
-        node = dirs.get(head)
-        if node is None:
-            node = nested
-            for part in head.split("/"):
-                child = node.setdefault(part, {})
-                if not isinstance(child, dict):
-                    # A file is being replaced by a directory of the same name: drop the file.
-                    child = {}
-                    node[part] = child
-                node = child
-            dirs[head] = node
-        if isinstance(node.get(name), dict):
-            dirs = {"": nested}  # a directory is replaced by a file: forget what was inside
-        node[name] = value
-    result = _edit(writer, base, nested)
+        node = _dir_at(dirs, nested, head, path)
+        if isinstance(node.children.get(name), _Dir):
+            raise UnnamedEntriesError(f"{path} is set and so is a path below it")
+        node.children[name] = value
+    for path in removed:
+        head, _, name = path.rpartition("/")
+        node = nested
+        covered = False  # below a path set or removed: the removal only names what goes
+        for part in head.split("/") if head else ():
+            if part not in node.children:
+                node.children[part] = _Dir()
+            child = node.children[part]
+            if not isinstance(child, _Dir):
+                covered = True  # set, or removed itself
+                break
+            node = child
+        if covered:
+            continue
+        current = node.children.get(name)
+        if isinstance(current, _Dir):
+            current.fresh = True  # removed first, then the paths set below it
+        elif current is None:
+            node.children[name] = None
+    result = _edit(writer, base, nested, removed)
     return result if result is not None else writer.tree([])
 
 
-def _edit(writer: ObjectWriter, base: str | None, changes: dict[str, object]) -> str | None:
+class _Dir:
+    """A directory of `edit_tree`'s changes; `fresh`: removed before anything is set in it."""
+
+    __slots__ = ("children", "fresh", "sets")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Dir | tuple[int, str] | None] = {}
+        self.fresh = False
+        self.sets = False  # something is set below it (else it only removes)
+
+
+def _dir_at(dirs: dict[str, _Dir], root: _Dir, head: str, path: str) -> _Dir:
+    node = dirs.get(head)
+    if node is not None:
+        return node
+    node = root
+    for part in head.split("/"):
+        child = node.children.get(part)
+        if child is None:
+            child = node.children[part] = _Dir()
+        elif not isinstance(child, _Dir):
+            raise UnnamedEntriesError(f"{path} is set and so is {head}, a path above it")
+        child.sets = True
+        node = child
+    dirs[head] = node
+    return node
+
+
+def _edit(writer: ObjectWriter, base: str | None, changes: _Dir, removed: set[str]) -> str | None:
     """The tree `base` with the nested `changes` applied; None when nothing is left. Iterative,
     a frame per directory on the changed paths: a path git committed a thousand directories
     deep must not reach Python's recursion limit (#29)."""
-    stack = [_open_level(writer, base, changes, "")]
+    stack = [_open_level(writer, base, changes, "", removed)]
     while True:
-        entries, subdirs, name = stack[-1]
+        entries, subdirs, prefix = stack[-1]
         if subdirs:
             sub_name, sub_changes = subdirs.pop()
             current = entries.get(sub_name)
-            sub_base = current[1] if current is not None and current[0] == MODE_TREE else None
-            stack.append(_open_level(writer, sub_base, sub_changes, sub_name))
+            path = prefix + sub_name
+            sub_base = None
+            if current is not None and not sub_changes.fresh:
+                if current[0] == MODE_TREE:
+                    sub_base = current[1]
+                elif sub_changes.sets:
+                    # A file where the changes need a directory: only if they remove it.
+                    raise UnnamedEntriesError(
+                        f"{path} is a file; a change below it names no removal of it"
+                    )
+                else:
+                    continue  # removals below a file: nothing there to remove
+            stack.append(_open_level(writer, sub_base, sub_changes, path + "/", removed))
             continue
         stack.pop()
         oid = writer.tree((n, mode, o) for n, (mode, o) in entries.items()) if entries else None
         if not stack:
             return oid
-        parent = stack[-1][0]
+        parent, _, parent_prefix = stack[-1]
+        name = prefix[len(parent_prefix) : -1]
         if oid is None:
             parent.pop(name, None)
         else:
             parent[name] = (MODE_TREE, oid)
 
 
-_Level = tuple[dict[str, tuple[int, str]], list[tuple[str, dict[str, object]]], str]
+_Level = tuple[dict[str, tuple[int, str]], list[tuple[str, _Dir]], str]
 
 
 def _open_level(
-    writer: ObjectWriter, base: str | None, changes: dict[str, object], name: str
+    writer: ObjectWriter, base: str | None, changes: _Dir, prefix: str, removed: set[str]
 ) -> _Level:
     """One directory of `_edit`: its entries with the changes to blobs applied, the changed
-    subdirectories still to do, and its name in its parent."""
+    subdirectories still to do, and its path with a trailing slash."""
     entries: dict[str, tuple[int, str]] = {}
     if base is not None:
         for entry_name, mode, oid in writer.tree_entries(base):
             entries[entry_name] = (mode, oid)
-    subdirs: list[tuple[str, dict[str, object]]] = []
-    for child, change in changes.items():
-        if isinstance(change, dict):
+    subdirs: list[tuple[str, _Dir]] = []
+    for child, change in changes.children.items():
+        if isinstance(change, _Dir):
             subdirs.append((child, change))
         elif change is None:
             entries.pop(child, None)
         else:
-            assert isinstance(change, tuple)
+            current = entries.get(child)
+            if current is not None and current[0] == MODE_TREE and change[0] != MODE_TREE:
+                _check_named(writer, current[1], prefix + child + "/", removed)
             entries[child] = change
-    return entries, subdirs, name
+    return entries, subdirs, prefix
+
+
+def _check_named(writer: ObjectWriter, tree: str, prefix: str, removed: set[str]) -> None:
+    """Every blob below `tree` (at `prefix`) is removed by the change set, itself or by a
+    directory above it: a file may then take the directory's place."""
+    stack = [(tree, prefix)]
+    while stack:
+        oid, at = stack.pop()
+        if at[:-1] in removed:
+            continue
+        for name, mode, child in writer.tree_entries(oid):
+            if mode == MODE_TREE:
+                stack.append((child, at + name + "/"))
+            elif at + name not in removed:
+                raise UnnamedEntriesError(
+                    f"{at + name} would be dropped: a file takes the place of its directory"
+                )
 
 
 def walk_blobs(

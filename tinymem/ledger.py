@@ -25,6 +25,7 @@ import pygit2
 
 from tinymem import refjournal
 from tinymem.branches.refs import branch_of_ref, current_branch, head_commit
+from tinymem.displacing import settle
 from tinymem.errors import (
     ConcurrencyError,
     CorruptStateError,
@@ -299,6 +300,9 @@ def commit_episode(
                 return None
             writer.seal_spooled()  # while the episode record and the trees are built
             episode = draft.episode
+            # Records of deleted files where a path of the other kind is made live leave the
+            # State Map, named in the record (`displacing`); a live one raises.
+            settle(view, episode.files, draft.changes)
             episode.who = episode.who or f"{sig.name} <{sig.email}>"
             episode.branch = branch_of_ref(ref) or ""
             # A caller may name the HEAD its episode describes (`sync.headmove`).

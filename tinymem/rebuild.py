@@ -22,6 +22,7 @@ from tinymem.gitobjects import (
     MODE_EXEC,
     MODE_TREE,
     ObjectWriter,
+    UnnamedEntriesError,
     edit_tree,
     read_blob,
 )
@@ -64,8 +65,14 @@ def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
     for commit, ep in history(repo, newest_first=False, tips=[view.commit_id]):
         report.episodes += 1
         edits: TreeEdits = {}
+        left: list[str] = []  # records that left the State Map (`displacing`)
         for path, record in ep.files.items():
             meta_oid = record.get("meta")
+            if meta_oid is None and record.get("snapshot") is None:
+                for top in (FILES, META, ENTITIES):
+                    edits[f"{top}/{path}"] = None
+                left.append(path)
+                continue
             if meta_oid is None or meta_oid not in repo.git.odb:
                 report.differences.append(
                     f"episode {ep.id} ({commit[:12]}): metadata of {path} is missing"
@@ -88,7 +95,16 @@ def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
             if entry.get("scope") == "branch":  # project notes live on refs/tinymem/notes
                 blob = entry.get("record")
                 edits[f"{NOTES}/{nid}.json"] = None if blob is None else (MODE_BLOB, blob)
-        tree = edit_tree(writer, tree, edits)
+        try:
+            tree = edit_tree(writer, tree, edits)
+        except UnnamedEntriesError as exc:
+            # A ledger written before #29's fix: a file took a directory's place (or the
+            # reverse) and dropped the records of the other kind. No replay goes further.
+            report.differences.append(
+                f"episode {ep.id} ({commit[:12]}): its files cannot be replayed ({exc}):"
+                " a path that changed between a file and a directory, recorded by an older tm"
+            )
+            return report
         for t in ep.transitions:
             if t.to_state is State.SUPERSEDED:
                 before = states.get(t.entity)
@@ -99,6 +115,10 @@ def rebuild(repo: Repo, tip: str | None = None) -> RebuildReport:
                     )
             elif t.to_state in (State.AUTHORITATIVE, State.TOMBSTONED):
                 states[t.entity] = (t.to_state, t.artifact)
+        for path in left:
+            prefix = entity_key(path, "")
+            for key in [k for k in states if k.startswith(prefix)]:
+                del states[key]
     if view.tree_id is None:
         raise CorruptStateError("the state tip has no tree")
     stored = edit_tree(writer, view.tree_id, {EPISODE: None})

@@ -154,6 +154,10 @@ def read_in_tree(workdir: str, rel: str) -> tuple[bytes, os.stat_result]:
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENOTDIR) and _is_link(name, fd):
                     raise ThroughSymlinkError(rel, "/".join(parts[: i + 1])) from exc
+                if exc.errno == errno.ENOTDIR:
+                    # A file where the path has a directory: there is no file at `rel`
+                    # (a directory git or the user turned into a file of its name, #29).
+                    raise FileNotFoundError(errno.ENOENT, "No such file or directory", rel) from exc
                 raise
             os.close(fd)
             fd = child

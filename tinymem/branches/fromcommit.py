@@ -12,13 +12,12 @@ recorded deleted only when the commit lacks it and the work tree too.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import pygit2
 
+from tinymem.displacing import live_displaced, regular_file
 from tinymem.gitobjects import (
     MODE_BLOB,
     MODE_EXEC,
@@ -117,7 +116,7 @@ def taking(
             if blob is None:
                 meta = view.meta(path)
                 if meta is not None and not meta.deleted:
-                    if os.path.lexists(repo.abspath(path)):
+                    if regular_file(repo.abspath(path)):
                         result.left.append(path)  # an untracked file the commit never had
                     else:
                         gone.append(path)
@@ -127,13 +126,21 @@ def taking(
                 # place of a file the State Map has ends that file's record, once the work
                 # tree agrees (else it stayed STALE for good, nothing could adopt it).
                 meta = view.meta(path)
-                if meta is not None and not meta.deleted and not _regular(repo.abspath(path)):
+                if meta is not None and not meta.deleted and not regular_file(repo.abspath(path)):
                     gone.append(path)
                 continue
             if view.snapshot(path) != blob or _mode_moved(view, path, tree[path].filemode):
                 wanted[path] = blob
 
         def take(wf: WorktreeFile, ex: Extraction | None) -> None:
+            # Records of the other kind (files below a directory that is a file now, or
+            # the file a directory took the place of) end with it, once the work tree has
+            # no regular file there; their records leave the State Map (`displacing`).
+            displaced = live_displaced(view, wf.path)
+            if any(regular_file(repo.abspath(p)) for p in displaced):
+                result.left.append(wf.path)
+                return
+            gone.extend(p for p in displaced if p not in gone)
             update = record_file(
                 writer,
                 view.meta(wf.path),
@@ -220,13 +227,6 @@ def _mode_moved(view: StateView, path: str, mode: int) -> bool:
     records (git diffs modes too)."""
     meta = view.meta(path)
     return meta is not None and not meta.deleted and meta.executable != (mode == MODE_EXEC)
-
-
-def _regular(full: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(full).st_mode)
-    except OSError:
-        return False
 
 
 def _entitywise(

@@ -261,6 +261,8 @@ def _render_show(d: dict[str, Any]) -> None:
         con.print(f"\n[bold]Files[/] ({len(d['files'])})")
         for f in d["files"][:LIST_LIMIT]:
             what = "deleted" if f["deleted"] else f"snapshot {short(f['snapshot'])}"
+            if f["left"]:
+                what = "record left the State Map (a file and a directory of one name)"
             con.print(f"  {escape(f['path'])}  [dim]{what}[/]")
         _more(len(d["files"]))
     if d["transitions"]:

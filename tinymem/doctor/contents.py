@@ -175,7 +175,8 @@ def check_rebuild(repo: Repo, view: StateView, report: DoctorReport) -> None:
         f"the State Map differs from a replay of the ledger ({len(result.differences)}"
         " difference(s))",
         "`tm rebuild` lists them. A path git turned from a file into a directory, or the"
-        " reverse, is a known cause (a defect of tm's): then leave the ref where it is."
+        " reverse, in an episode recorded by a tm without the fix of issue #29 is a known"
+        " cause (a defect of tm's): then leave the ref where it is."
         " Otherwise, pointing the branch's ledger ref back at the last ledger commit where"
         " `tm rebuild` agrees drops every episode after it from the branch's history: do it"
         " only for a State Map you know is damaged",

@@ -1,0 +1,169 @@
+"""A path that git (or the user) turns from a directory into a file of the same name, or the
+reverse. The State Map's tree cannot hold `meta/lib` beside `meta/lib/a.py`, and records of
+deleted files are kept: the step up to HEAD lost the file `lib` (edit_tree made `files/lib`
+a directory again, or dropped it), and `tm rebuild` / `tm doctor` reported a replay that
+differs. Each record of the other kind now leaves the State Map in the episode that makes
+the path live, named in its record, after its entities are TOMBSTONED (#29)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Initialise, git, tm, write
+
+APP = "def run():\n    return 0\n"
+A = "def a():\n    return 1\n"
+B = "def b():\n    return 2\n"
+LIB = "def f():\n    return 1\n"
+
+
+def _json(repo: Path, *argv: str) -> Any:
+    done = tm(repo, *argv, "--json")
+    assert done.returncode == 0, (argv, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _entities(repo: Path) -> dict[str, bool]:
+    """Entity key -> STALE, of every live entity."""
+    return {e["entity"]: e["stale"] for e in _json(repo, "state")["entities"]}
+
+
+def _replay_agrees(repo: Path) -> None:
+    rebuilt = tm(repo, "rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    doctor = _json(repo, "doctor")
+    assert doctor["ok"], [f for f in doctor["findings"] if f["status"] != "ok"]
+
+
+def _left(repo: Path, episode: str | None = None) -> dict[str, bool]:
+    """Path -> whether its record left the State Map, of the files an episode names."""
+    shown = _json(repo, "show", *([episode] if episode else []))
+    return {f["path"]: f["left"] for f in shown["files"]}
+
+
+def test_a_directory_git_committed_as_a_file_records_the_file(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    assert tm(repo, "hook", "install").returncode == 0
+    git(repo, "rm", "-rq", "lib")
+    write(repo, "lib", LIB)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a file now")  # through the hook
+    status = _json(repo, "status")
+    assert status["clean"] is True
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    assert _left(repo) == {"lib": False, "lib/a.py": True, "lib/b.py": True}
+    transitions = _json(repo, "show")["transitions"]
+    assert {(t["entity"], t["to"]) for t in transitions} >= {
+        ("lib/a.py::a", "TOMBSTONED"),
+        ("lib/b.py::b", "TOMBSTONED"),
+    }
+    _replay_agrees(repo)
+    # Its later edits are seen, and the hook lets the commit of one through.
+    write(repo, "lib", LIB.replace("1", "2"))
+    assert _entities(repo)["lib::@file"] is True
+    git(repo, "commit", "-qam", "lib returns 2")
+    assert _json(repo, "status")["clean"] is True
+    _replay_agrees(repo)
+    # The history of the files that were there stays readable.
+    swapped = _json(repo, "log", "lib/a.py")
+    assert [e["kind"] for e in swapped] == ["git", "init"]
+    blamed = tm(repo, "blame", "lib/a.py")
+    assert blamed.returncode == 2 and "was deleted" in blamed.stderr
+
+
+def test_a_file_git_committed_as_a_directory_records_its_files(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"app.py": APP, "lib": LIB})
+    assert tm(repo, "hook", "install").returncode == 0
+    git(repo, "rm", "-q", "lib")
+    write(repo, "lib/x.py", A)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a directory now")
+    assert _json(repo, "status")["clean"] is True
+    assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
+    assert _left(repo) == {"lib": True, "lib/x.py": False}
+    _replay_agrees(repo)
+    # And back: the directory's records leave, the file is recorded again.
+    git(repo, "rm", "-rq", "lib")
+    write(repo, "lib", LIB)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a file again")
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    _replay_agrees(repo)
+
+
+def test_a_directory_of_deleted_files_makes_room_for_a_file_of_its_name(
+    repo: Path, initialised: Initialise
+) -> None:
+    """The records of lib/a.py were kept as deleted ones when a later file `lib` came."""
+    initialised({"app.py": APP, "lib/a.py": A})
+    git(repo, "rm", "-rq", "lib")
+    git(repo, "commit", "-qm", "no lib")
+    assert tm(repo, "status").returncode == 0  # lib/a.py recorded deleted
+    write(repo, "lib", LIB)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a file")
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    assert _left(repo) == {"lib": False, "lib/a.py": True}
+    _replay_agrees(repo)
+
+
+def test_adopting_a_file_where_a_directory_was_records_its_files_deleted(
+    repo: Path, initialised: Initialise
+) -> None:
+    """`tm adopt lib` recorded only `lib`: the records of lib/a.py and lib/b.py vanished
+    with no deletion, no transition, and no undo could bring them back."""
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    shutil.rmtree(repo / "lib")
+    write(repo, "lib", LIB)
+    done = _json(repo, "adopt", "lib")
+    assert done["adopted"] == ["lib"]
+    assert done["deleted"] == ["lib/a.py", "lib/b.py"]
+    assert done["tombstoned"] == ["lib/a.py::a", "lib/b.py::b"]
+    assert _json(repo, "status")["clean"] is True
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    assert _left(repo, done["episode"]) == {"lib": False, "lib/a.py": True, "lib/b.py": True}
+    _replay_agrees(repo)
+
+
+def test_adopting_files_where_a_file_was_records_it_deleted(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"app.py": APP, "lib": LIB})
+    (repo / "lib").unlink()
+    write(repo, "lib/x.py", A)
+    done = _json(repo, "adopt", "lib/x.py")
+    assert (done["adopted"], done["deleted"]) == (["lib/x.py"], ["lib"])
+    assert _json(repo, "status")["clean"] is True
+    assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
+    assert _left(repo, done["episode"]) == {"lib": True, "lib/x.py": False}
+    _replay_agrees(repo)
+
+
+def test_adopt_all_across_a_file_and_a_directory_of_one_name(
+    repo: Path, initialised: Initialise
+) -> None:
+    """--all adopts what drifted: the files below the directory that became a file are
+    recorded deleted; the new file, untracked, is then adopted by name."""
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    shutil.rmtree(repo / "lib")
+    write(repo, "lib", LIB)
+    done = _json(repo, "adopt", "--all")
+    assert done["deleted"] == ["lib/a.py", "lib/b.py"]
+    assert _json(repo, "adopt", "lib")["adopted"] == ["lib"]
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    _replay_agrees(repo)
+    # The reverse: the tracked file `lib` is a directory now.
+    (repo / "lib").unlink()
+    write(repo, "lib/x.py", A)
+    done = _json(repo, "adopt", "--all")
+    assert done["deleted"] == ["lib"]
+    assert _json(repo, "adopt", "lib")["adopted"] == ["lib/x.py"]
+    assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
+    _replay_agrees(repo)
