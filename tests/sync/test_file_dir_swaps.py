@@ -167,3 +167,49 @@ def test_adopt_all_across_a_file_and_a_directory_of_one_name(
     assert _json(repo, "adopt", "lib")["adopted"] == ["lib/x.py"]
     assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
     _replay_agrees(repo)
+
+
+def test_undo_of_an_adopt_across_a_file_and_a_directory_restores_both_ways(
+    repo: Path, initialised: Initialise
+) -> None:
+    """The undo puts the directory's files back where the file is (and the redo the file
+    back): the State Map's files/ and entities/ are those before the adopt, the records of
+    the other kind leave again, and the replay agrees at every step."""
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    tip = "refs/tinymem/heads/main"
+    before = {t: git(repo, "rev-parse", f"{tip}:{t}").strip() for t in ("files", "entities")}
+    shutil.rmtree(repo / "lib")
+    write(repo, "lib", LIB)
+    adopted = _json(repo, "adopt", "lib")["episode"]
+    undone = _json(repo, "undo", adopted)
+    assert (repo / "lib" / "a.py").read_text() == A and (repo / "lib" / "b.py").read_text() == B
+    assert {t: git(repo, "rev-parse", f"{tip}:{t}").strip() for t in before} == before
+    assert _entities(repo) == {"app.py::run": False, "lib/a.py::a": False, "lib/b.py::b": False}
+    assert _left(repo) == {"lib": True, "lib/a.py": False, "lib/b.py": False}
+    _replay_agrees(repo)
+    _json(repo, "undo", undone["episode"])  # the redo
+    assert (repo / "lib").read_text() == LIB
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    _replay_agrees(repo)
+
+
+def test_undo_of_files_adopted_where_a_file_was(repo: Path, initialised: Initialise) -> None:
+    initialised({"app.py": APP, "lib": LIB})
+    (repo / "lib").unlink()
+    write(repo, "lib/x.py", A)
+    adopted = _json(repo, "adopt", "lib/x.py")["episode"]
+    undone = _json(repo, "undo", adopted)["episode"]
+    assert (repo / "lib").read_text() == LIB
+    assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
+    _replay_agrees(repo)
+    # Redone with a file of the user's in the directory: the file `lib` cannot take its
+    # place; nothing is lost and nothing recorded.
+    redone = _json(repo, "undo", undone)["episode"]
+    write(repo, "lib/notes.txt", "mine\n")
+    refused = tm(repo, "undo", redone)
+    assert refused.returncode == 11, refused.stderr
+    assert (repo / "lib" / "notes.txt").read_text() == "mine\n"
+    assert (repo / "lib" / "x.py").read_text() == A
+    assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
+    assert tm(repo, "status").stderr == ""  # no interrupted undo left to roll back
+    _replay_agrees(repo)

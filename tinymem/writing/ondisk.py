@@ -6,7 +6,8 @@ from __future__ import annotations
 from tinymem.errors import StaleError, UnsafePathError
 from tinymem.gitobjects import blob_id
 from tinymem.repository import Repo
-from tinymem.worktree import ThroughSymlinkError, WorktreeFile, read_file
+from tinymem.worktree import NotAFileError, ThroughSymlinkError, WorktreeFile, read_file
+from tinymem.writing.safedir import is_directory
 
 __all__ = ["as_written", "disk_text"]
 
@@ -23,6 +24,12 @@ def disk_text(repo: Repo, rel: str) -> tuple[bytes | None, str | None]:
         raise UnsafePathError(
             f"{exc}: tm writes inside the work tree only; nothing was written"
         ) from exc
+    except NotAFileError as exc:
+        if is_directory(repo.workdir, rel):
+            # No file there (a file turned into a directory of its name): a write refuses
+            # it unless its transaction emptied it (`transaction._make_room`).
+            return None, None
+        raise StaleError(f"{rel} cannot be read ({exc}); nothing was written") from exc
     except OSError as exc:
         raise StaleError(f"{rel} cannot be read ({exc}); nothing was written") from exc
     return wf.data, wf.oid

@@ -9,6 +9,7 @@ renamed relative to that descriptor: what was checked is what is written.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -16,7 +17,7 @@ import stat
 from tinymem.errors import UnsafePathError
 from tinymem.paths import is_dotgit_component
 
-__all__ = ["open_parent"]
+__all__ = ["is_directory", "open_parent", "remove_empty_dirs"]
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 
@@ -43,9 +44,73 @@ def _open_child(fd: int, name: str, rel: str, create: bool) -> int:
         os.mkdir(name, 0o777, dir_fd=fd)
         return os.open(name, _DIR_FLAGS, dir_fd=fd)
     except OSError as exc:
+        if exc.errno == errno.ENOTDIR and not create and _regular(fd, name):
+            # A file where the path has a directory: there is no file at `rel` to read or
+            # remove (a directory turned into a file of its name, #29).
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", rel) from exc
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
             raise _refuse(rel, f"{name!r} on its way is a symlink or not a directory") from exc
         raise
+
+
+def _regular(fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def is_directory(workdir: str, rel: str) -> bool:
+    """Whether work-tree path `rel` is a directory (not a symlink to one): no file there."""
+    try:
+        return stat.S_ISDIR(os.lstat(os.path.join(workdir, rel)).st_mode)
+    except OSError:
+        return False
+
+
+def remove_empty_dirs(workdir: str, rel: str) -> None:
+    """Remove directory `rel` of the work tree and the directories below it, if they hold
+    nothing else: what a transaction does before a file takes the place of a directory whose
+    files it removed. Each component is opened as `open_parent` opens it (no symlink on the
+    way); a directory that is not empty, or anything else, stays."""
+    parts = rel.split("/")
+    fds = [os.open(workdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))]
+    try:
+        for name in parts:
+            try:
+                fds.append(os.open(name, _DIR_FLAGS, dir_fd=fds[-1]))
+            except OSError:
+                return
+        _remove_empty_below(fds[-1])
+        os.close(fds.pop())
+        with contextlib.suppress(OSError):
+            os.rmdir(parts[-1], dir_fd=fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _remove_empty_below(top: int) -> None:
+    """Every empty directory below the open directory `top`, deepest first, without
+    following a symlink (iterative: no recursion per level)."""
+    stack: list[tuple[int, list[str]]] = [(top, [e.name for e in os.scandir(top)])]
+    opened: list[tuple[int, int, str]] = []  # (parent fd, fd, name) to remove when done
+    while stack:
+        fd, names = stack[-1]
+        if not names:
+            stack.pop()
+            continue
+        name = names.pop()
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            continue  # a file or a symlink: the directory stays
+        opened.append((fd, child, name))
+        stack.append((child, [e.name for e in os.scandir(child)]))
+    for parent, fd, name in reversed(opened):
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.rmdir(name, dir_fd=parent)
 
 
 def open_parent(workdir: str, rel: str, *, create: bool) -> tuple[int, str]:

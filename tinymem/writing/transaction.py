@@ -22,12 +22,13 @@ import pygit2
 
 from tinymem.branches.names import LEGACY_REF, state_ref
 from tinymem.branches.refs import ledger_refs
+from tinymem.errors import UnsafePathError
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob
 from tinymem.repository import Repo
 from tinymem.writing import journal
 from tinymem.writing.atomic import TMP_DIRNAME, is_temp_of, remove_file, write_atomic
 from tinymem.writing.journal import IntendedFile, Intent
-from tinymem.writing.safedir import open_parent
+from tinymem.writing.safedir import is_directory, open_parent, remove_empty_dirs
 
 __all__ = [
     "Change",
@@ -69,6 +70,10 @@ def _read(repo: Repo, rel: str) -> tuple[bytes | None, bool | None]:
         parent, name = open_parent(repo.workdir, rel, create=False)
     except FileNotFoundError:
         return None, None
+    except UnsafePathError:
+        if is_directory(repo.workdir, rel):
+            return None, None  # no file there: a write refuses unless it makes room (`_make_room`)
+        raise
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), dir_fd=parent)
     except FileNotFoundError:
@@ -92,6 +97,9 @@ def write_all(
     """Write every change or none, then `record` (the ledger commit to `ref`, default the
     current branch's); see the module doc. `kind` names the command in the intent record
     (what recovery tells the user)."""
+    # Removals first: a file may take the place of a directory whose files go (`tm undo` of
+    # an episode where a file and a directory of one name changed places), or the reverse.
+    changes = sorted(changes, key=lambda c: c.after is not None)
     with journal.held(repo, wait=True):
         writer = ObjectWriter(repo.git)
         files = []
@@ -123,6 +131,7 @@ def write_all(
                 if c.after is None:
                     remove_file(repo, c.path, check=c.unchanged)
                 else:
+                    _make_room(repo, c.path, [f.path for f in files if f.after is None])
                     write_atomic(
                         repo,
                         c.path,
@@ -180,7 +189,10 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
     """Give every file of `intent` that holds the new text its old text (and mode) back."""
     done = Rollback([], [])
     remove_leftovers(repo, intent)
-    for f in intent.files:
+    # In the reverse order of the writes (removals came first): a directory of files the
+    # write created goes before a removed file of its name comes back.
+    created = [f.path for f in intent.files if f.before is None and f.after is not None]
+    for f in reversed(intent.files):
         now = _disk_id(repo, f.path)
         if now == f.before or f.before == f.after:
             continue
@@ -195,6 +207,7 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
                 remove_file(repo, f.path, check=check)
             else:
                 before = read_blob(repo.git, f.before)
+                _make_room(repo, f.path, created)
                 tag = intent.tag + "-undo"
                 write_atomic(repo, f.path, before, tag=tag, check=check, executable=f.executable)
         except _ChangedMeanwhile:
@@ -202,6 +215,13 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
             continue
         done.restored.append(f.path)
     return done
+
+
+def _make_room(repo: Repo, rel: str, removed: list[str]) -> None:
+    """Before a file is written at `rel`: when this transaction removed files below a
+    directory of that name, the directories they left empty go, as git's checkout does."""
+    if any(p.startswith(rel + "/") for p in removed):
+        remove_empty_dirs(repo.workdir, rel)
 
 
 class _ChangedMeanwhile(Exception):
@@ -231,7 +251,8 @@ def remove_strays(repo: Repo, paths: list[str]) -> None:
     tracked: pygit2.Index | frozenset[str] | None = None
     for rel in paths:
         head, _, name = rel.rpartition("/")
-        with contextlib.suppress(OSError):
+        # A directory at `rel` is refused by open_parent: no temporary file of a file there.
+        with contextlib.suppress(OSError, UnsafePathError):
             parent, _ = open_parent(repo.workdir, rel, create=False)
             try:
                 for entry in os.listdir(parent):
