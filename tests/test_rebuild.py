@@ -62,3 +62,39 @@ def test_rebuild_reports_a_tampered_state(repo: Path) -> None:
     proc = tm(repo, "rebuild")
     assert proc.returncode == 1
     assert "entities/a.py/a" in proc.stdout
+
+
+def test_a_ledger_recorded_before_kind_changes_were_settled_is_reported_not_crashed(
+    repo: Path,
+) -> None:
+    """A tm without the fix of #29 recorded a file `lib` and the deletion of lib/a.py in one
+    episode, each with its metadata: no tree holds both, so the replay cannot go on. It is
+    a difference `tm rebuild` and `tm doctor` report (exit 1), never an internal error."""
+    import pygit2
+
+    from tinymem.gitobjects import MODE_BLOB, ObjectWriter, edit_tree
+    from tinymem.ledger import EPISODE_FILE, Episode, episode_message
+
+    init_repo(repo, {"app.py": PY_APP, "lib/a.py": "def a():\n    return 1\n"})
+    git_repo = pygit2.Repository(str(repo))
+    ref = "refs/tinymem/heads/main"
+    tip = git_repo.references[ref].peel(pygit2.Commit)
+    meta = git(repo, "rev-parse", f"{ref}:meta/lib/a.py").strip()
+    writer = ObjectWriter(git_repo)
+    snapshot = writer.blob(b"lib = 1\n")
+    episode = Episode(kind="git", summary="took lib; recorded 1 deleted", branch="main")
+    episode.files = {
+        "lib": {"snapshot": snapshot, "meta": meta},
+        "lib/a.py": {"snapshot": None, "meta": meta},
+    }
+    record = writer.tree([(EPISODE_FILE, MODE_BLOB, writer.blob(episode.to_bytes()))])
+    tree = edit_tree(writer, str(tip.tree_id), {"episode": (0o040000, record)})
+    writer.flush()
+    sig = pygit2.Signature("a", "a@b")
+    git_repo.create_commit(ref, sig, sig, episode_message(episode), pygit2.Oid(hex=tree), [tip.id])
+    proc = tm(repo, "rebuild", "--json")
+    assert proc.returncode == 1, proc.stderr
+    (difference,) = json.loads(proc.stdout)["differences"]
+    assert "cannot be replayed" in difference and "file and a directory" in difference
+    doctor = tm(repo, "doctor", "--json")
+    assert doctor.returncode == 1, doctor.stderr

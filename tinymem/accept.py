@@ -542,6 +542,10 @@ def _merge(
     if p.kind == "new-file":
         return block
     if text is None:
+        if view.snapshot(path) is None:
+            # Deleted in the State Map too (or its record left it: a file of the name of a
+            # directory above it took its place, #29): there is nothing to adopt.
+            raise UsageError(f"{path} no longer exists, and the State Map records it deleted")
         raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
     if p.kind == "whole-file":
         if not p.elisions and p.gates.get("A") == "pass":

@@ -12,7 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Initialise, git, tm, write
+from tests.conftest import Initialise, git, tm, tm_ask, write
+from tests.modelserver import ModelServer
 
 APP = "def run():\n    return 0\n"
 A = "def a():\n    return 1\n"
@@ -212,4 +213,26 @@ def test_undo_of_files_adopted_where_a_file_was(repo: Path, initialised: Initial
     assert (repo / "lib" / "x.py").read_text() == A
     assert _entities(repo) == {"app.py::run": False, "lib/x.py::a": False}
     assert tm(repo, "status").stderr == ""  # no interrupted undo left to roll back
+    _replay_agrees(repo)
+
+
+def test_a_pending_proposal_for_a_file_whose_directory_became_a_file_stays_refused(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    """It stays pending, and `tm accept` refuses it as for any deleted file (gate A), with
+    no advice to adopt a deletion the State Map holds already."""
+    initialised({"app.py": APP, "lib/a.py": A})
+    server.add(f"Sure:\n\n```python path=lib/a.py\n{A.replace('1', '3')}```\n")
+    asked = tm_ask(repo, server, "make a return 3", "--json")
+    assert asked.returncode == 0, asked.stderr
+    pid = json.loads(asked.stdout)["proposals"][0]["id"]
+    git(repo, "rm", "-rq", "lib")
+    write(repo, "lib", LIB)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a file")
+    assert _json(repo, "status")["pending_proposals"] == [pid]
+    refused = tm(repo, "accept", pid)
+    assert refused.returncode == 5
+    assert "lib/a.py no longer exists, and the State Map records it deleted" in refused.stderr
+    assert (repo / "lib").read_text() == LIB
     _replay_agrees(repo)

@@ -38,7 +38,7 @@ def test_a_directory_committed_as_a_file_of_its_name_does_not_stop_hydration(
 ) -> None:
     """meta/lib became a directory of the deletion records of lib/*.py; hydration read it as
     the file record of `lib` and `tm ask` ended with "artifact ... missing" (exit 13). (The
-    file `lib` itself is not recorded yet by this step: see the closing note of #29.)"""
+    file `lib` itself is recorded since: tests/sync/test_file_dir_swaps.py.)"""
     initialised({"app.py": APP, "lib/d.py": "def d():\n    return 4\n"})
     git(repo, "rm", "-rq", "lib")
     write(repo, "lib", "lib = 1\n")
