@@ -24,19 +24,26 @@ from tinymem.statemap import ENTITIES, FILES, META, StateView
 __all__ = ["live_displaced", "other_kind", "regular_file", "settle"]
 
 
-def other_kind(view: StateView, path: str) -> list[str]:
+def other_kind(view: StateView, path: str, dirs: set[str] | None = None) -> list[str]:
     """The paths of the records that a record of `path` cannot stand beside: those below
-    `path/` and the one at a directory above it, if any."""
+    `path/` and the one at a directory above it, if any. `dirs`: directories known to hold
+    no record of a file of their name (filled in, so a batch looks at each once)."""
     found: list[str] = []
     entry = view.entry(META, path)
     if entry is not None and entry[0] == MODE_TREE:
         found.extend(f"{path}/{p}" for p, _ in walk_blobs(view.repo, entry[1]))
     head = path
+    clean: list[str] = []
     while "/" in head:
         head = head.rpartition("/")[0]
+        if dirs is not None and head in dirs:
+            break  # and so are the directories above it
         if view.file_entry(META, head) is not None:
             found.append(head)
-            break  # a blob: nothing deeper than it can be a record
+            return found  # a blob: nothing deeper than it can be a record
+        clean.append(head)
+    if dirs is not None:
+        dirs.update(clean)
     return found
 
 
@@ -73,8 +80,9 @@ def settle(
     live = [p for p, rec in files.items() if rec.get("snapshot") is not None]
     if not live or view.subtree(META) is None:
         return gone
+    dirs: set[str] = set()
     for path in live:
-        for other in other_kind(view, path):
+        for other in other_kind(view, path, dirs):
             rec = files.get(other)
             if rec is not None and rec.get("snapshot") is not None:
                 raise UnnamedEntriesError(f"{path} and {other} cannot both be live")

@@ -236,3 +236,24 @@ def test_a_pending_proposal_for_a_file_whose_directory_became_a_file_stays_refus
     assert "lib/a.py no longer exists, and the State Map records it deleted" in refused.stderr
     assert (repo / "lib").read_text() == LIB
     _replay_agrees(repo)
+
+
+def test_several_files_below_a_file_that_became_a_directory(
+    repo: Path, initialised: Initialise
+) -> None:
+    """Each file adopted below `lib` meets the record of `lib`: it ends once, and a deeper
+    directory looked at first does not hide it from the next file."""
+    initialised({"app.py": APP, "lib": LIB})
+    (repo / "lib").unlink()
+    write(repo, "lib/deep/er/x.py", A)
+    write(repo, "lib/deep/y.py", B)
+    write(repo, "lib/z.py", A.replace("a()", "z()"))
+    done = _json(repo, "adopt", "lib")
+    assert done["deleted"] == ["lib"]
+    assert set(_entities(repo)) == {
+        "app.py::run",
+        "lib/deep/er/x.py::a",
+        "lib/deep/y.py::b",
+        "lib/z.py::z",
+    }
+    _replay_agrees(repo)
