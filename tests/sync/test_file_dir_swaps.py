@@ -121,6 +121,7 @@ def test_adopting_a_file_where_a_directory_was_records_its_files_deleted(
     """`tm adopt lib` recorded only `lib`: the records of lib/a.py and lib/b.py vanished
     with no deletion, no transition, and no undo could bring them back."""
     initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    assert tm(repo, "hook", "install").returncode == 0
     shutil.rmtree(repo / "lib")
     write(repo, "lib", LIB)
     done = _json(repo, "adopt", "lib")
@@ -130,6 +131,10 @@ def test_adopting_a_file_where_a_directory_was_records_its_files_deleted(
     assert _json(repo, "status")["clean"] is True
     assert _entities(repo) == {"app.py::run": False, "lib::@file": False}
     assert _left(repo, done["episode"]) == {"lib": False, "lib/a.py": True, "lib/b.py": True}
+    _replay_agrees(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lib is a file")  # the hook lets it through
+    assert _json(repo, "status")["clean"] is True
     _replay_agrees(repo)
 
 
