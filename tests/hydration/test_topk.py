@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import git, tm, write
 from tinymem.hydration import hydrate, topk
+from tinymem.hydration import index as index_module
 from tinymem.hydration.corpus import FLAG_NONCODE, FLAG_STUB, FLAG_TEST, MemoryCorpus
 from tinymem.hydration.index import RelevanceIndex
 from tinymem.hydration.relevance import Request, score
@@ -201,13 +202,16 @@ INDEX_PROMPTS = [
 ]
 
 
-@pytest.mark.parametrize("one_by_one", [1000, 0])
+@pytest.mark.parametrize(("one_by_one", "kept_df"), [(1000, 10**9), (0, 10**9), (0, 1)])
 def test_the_index_file_keeps_what_the_full_ranking_keeps(
-    repo: Path, one_by_one: int, monkeypatch: pytest.MonkeyPatch
+    repo: Path, one_by_one: int, kept_df: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On the index file (impact order, `df`, tfs read back, each doc's bound summed by
-    SQLite), after a change applied as a diff too: the same docs kept, the same scores."""
+    """On the index file (impact order, `df`, tfs read back, each doc's bound summed in
+    lanes), after a change applied as a diff too: the same docs kept, the same scores.
+    `kept_df` 1: every term's lanes are kept, so every prompt after the first starts from
+    the summed bounds (`bounds_at_hand`)."""
     monkeypatch.setattr(topk, "_SCORED_BOUND", one_by_one)
+    monkeypatch.setattr(index_module, "_KEPT_DF", kept_df)
     _init(repo)
     index = RelevanceIndex(str(repo / "index.sqlite"))
 

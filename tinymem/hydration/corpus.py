@@ -195,7 +195,13 @@ class Corpus(ABC):
     ) -> list[tuple[float, int]]:
         """(bound, doc) of the docs whose postings of the terms of `weights`, each impact
         times its term's weight, add up to `at_least` or more: the `limit` highest (all with
-        None), by that bound descending."""
+        None), by that bound descending. A bound may be a little over the sum (the index
+        rounds up: `lanesum`), never under it; ranking scores the docs it names exactly."""
+
+    def bounds_at_hand(self, terms: Sequence[str]) -> bool:
+        """Whether `above` over `terms` costs no reading of their postings (kept from an
+        earlier request): ranking then starts from the summed bounds."""
+        return False
 
     @abstractmethod
     def tfs(self, ids: Sequence[int], terms: Iterable[str]) -> dict[int, dict[str, int]]:

@@ -27,7 +27,8 @@ _LAST_PAGE = 4096
 # Bounds and scores are sums of the same products in another order: an ulp apart at most.
 _SLACK = 1 + 1e-9
 # Docs scored one by one before their bounds are summed by the corpus instead (`above`).
-_SCORED_BOUND = 1000
+_SCORED_BOUND = 500
+_BATCH = 64  # docs scored at once by their bounds: each batch may raise the threshold
 
 
 class _Best:
@@ -84,6 +85,11 @@ def top_docs(
     page = dict.fromkeys(terms, _FIRST_PAGE)
     passed: set[int] = set()  # met, and could not reach the threshold
     live = [t for t in terms if weights[t] > 0]
+    if live and corpus.bounds_at_hand(live):
+        # Each doc's bound costs no reading: the docs with the highest come first, and the
+        # threshold rises with the first of them.
+        _by_bounds(corpus, terms, weights, scale, keep, best, scored, exact)
+        return scored
     while live:
         threshold = best.threshold
         if len(scored) - named > _SCORED_BOUND:
@@ -141,12 +147,28 @@ def _by_bounds(
 ) -> None:
     """The best are not certain after reading this far: the words run through the corpus.
     Each doc's own bound, its postings' impacts summed by the corpus in one pass, then
-    names the few worth scoring: the highest bounds first, which make the threshold, then
-    whatever else still reaches it."""
+    names the few worth scoring: the highest bounds first, a batch at a time, until the next
+    bound is under the threshold their scores raised."""
     weighed = {t: weights[t] for t in terms}
     limit = 2 * keep
     rows = corpus.above(weighed, best.threshold / scale, limit)
-    _score([i for _, i in rows if i not in scored], exact, scored, best)
-    if len(rows) == limit and rows[-1][0] * scale >= best.threshold:
+    if not _score_down(rows, scale, exact, scored, best) and len(rows) == limit:
         rest = corpus.above(weighed, best.threshold / scale, None)
-        scored.update(exact([i for _, i in rest if i not in scored]))
+        _score_down(rest, scale, exact, scored, best)
+
+
+def _score_down(
+    rows: list[tuple[float, int]],
+    scale: float,
+    exact: Callable[[list[int]], dict[int, float]],
+    scored: dict[int, float],
+    best: _Best,
+) -> bool:
+    """Score the docs of `rows` (bound, doc; highest bound first) a batch at a time; True
+    once the next bound cannot reach the threshold: neither can any after it."""
+    for start in range(0, len(rows), _BATCH):
+        batch = rows[start : start + _BATCH]
+        if batch[0][0] * scale < best.threshold:
+            return True
+        _score([i for _, i in batch if i not in scored], exact, scored, best)
+    return False
