@@ -105,3 +105,73 @@ def test_prefix_parts_are_found_where_they_are(
     assert found.has_decorators == bool(decorators)
     if decorators:
         assert text[found.decorators :].startswith(b"@")
+
+
+RUNNER = ("openai-node", "src/lib/AbstractChatCompletionRunner.ts")
+PYEXC = ("pythonnet", "src/runtime/PythonException.cs")
+
+
+def test_the_visibility_a_block_leaves_out_stays() -> None:
+    """`pub fn` written `fn`, `protected async` written `async`, `internal static` written
+    `static`: the definition stays as visible as the file has it (models drop these words
+    as they drop decorators, and an unexported function breaks its importers)."""
+    project, path = CHAIN
+    data = _read(project, path)
+    new = b"fn new(head: &'a (dyn StdError + 'static)) -> Self {\n    Chain::from(head)\n}\n"
+    result = splice(path, data, [Replacement("Chain.new", new)])
+    assert b"    #[cold]\n    pub fn new(head" in result.data
+    assert result.kept == {"Chain.new": ("decorators", "`pub`")}
+    project, path = RUNNER
+    data = _read(project, path)
+    name = "AbstractChatCompletionRunner._addMessage"
+    old = _symbol_text(path, data, name)
+    new = old.replace(b"protected _addMessage(", b"_addMessage(").replace(
+        b"emit = true", b"emit = false"
+    )
+    result = splice(path, data, [Replacement(name, new)])
+    assert _symbol_text(path, result.data, name) == old.replace(b"emit = true", b"emit = false")
+    assert result.kept == {name: ("`protected`",)}
+    project, path = PYEXC
+    data = _read(project, path)
+    name = "Python.Runtime.PythonException.FetchCurrentRaw"
+    new = (
+        b"static PythonException FetchCurrentRaw()\n"
+        b'    => FetchCurrentOrNullRaw() ?? throw new InvalidOperationException("none");\n'
+    )
+    result = splice(path, data, [Replacement(name, new)])
+    assert b"        internal static PythonException FetchCurrentRaw()\n" in result.data
+    assert result.data.count(b"FetchCurrentRaw()\n") == data.count(b"FetchCurrentRaw()\n")
+
+
+def test_a_block_that_gives_its_own_visibility_keeps_it() -> None:
+    project, path = CHAIN
+    data = _read(project, path)
+    for own in (b"pub(crate) fn", b"pub fn"):
+        new = own + b" new(head: &'a (dyn StdError + 'static)) -> Self {\n    todo!()\n}\n"
+        result = splice(path, data, [Replacement("Chain.new", new)])
+        assert b"    #[cold]\n    " + own + b" new(head" in result.data
+        assert result.kept == {"Chain.new": ("decorators",)}
+    project, path = PYEXC
+    data = _read(project, path)
+    name = "Python.Runtime.PythonException.FetchCurrentRaw"
+    new = b"static public PythonException FetchCurrentRaw() => null!;\n"
+    result = splice(path, data, [Replacement(name, new)])
+    assert b"        static public PythonException FetchCurrentRaw()" in result.data
+    assert b"internal static public" not in result.data
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["pub ", "pub(crate) ", "pub(super) ", ""]),
+    st.sampled_from(["pub ", "pub(crate) ", ""]),
+    st.sampled_from(["", "#[inline]\n"]),
+)
+def test_a_rust_definition_has_one_visibility_after_a_splice(
+    was: str, own: str, attribute: str
+) -> None:
+    old = f"{attribute}{was}fn run(x: u32) -> u32 {{\n    x\n}}\n".encode()
+    new = f"{own}fn run(x: u32) -> u32 {{\n    x + 1\n}}\n".encode()
+    out, kept = keep_prefix("rust", old, new)
+    line = next(ln for ln in out.splitlines() if b"fn run" in ln)
+    assert line == f"{own or was}fn run(x: u32) -> u32 {{".encode()
+    assert ("`" + was.strip() + "`" in kept) == (bool(was) and not own)

@@ -448,7 +448,7 @@ def _file_proposal(
     live = {} if meta is None else {r.symbol: r for r in meta.live_entities()}
     texts, splice_problem, kept = _entity_texts(kind, path, code, before, aligned)
     p.notes += [
-        f"the file's {' and '.join(parts)} above {name}, which the block leaves out, are kept"
+        f"the file's {' and '.join(parts)} of {name}, which the block leaves out, are kept"
         for name, parts in kept.items()
     ]
     same = _unchanged(kind, aligned, texts, live)

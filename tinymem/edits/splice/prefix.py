@@ -5,11 +5,15 @@ A symbol's span starts at its leading comments (a licence header with no blank l
 `@Override`, `[Obsolete]`). Models rewrite a definition from its `def` / `fn` line and leave
 those out, as the system prompt lets them ("whatever you omit is kept unchanged"); replacing
 the whole span with such a text deleted them. The splice keeps each part the new text does
-not give: the file's comments when it has none, the file's decorators when it has none.
+not give: the file's comments when it has none, the file's decorators when it has none, and
+the visibility on the definition's own line (`export`, `pub`, `public`, ...) when it has
+none (`export function parse` rewritten as `function parse` unexported it: the importers
+broke). A block that gives any visibility of its own keeps it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Prefix", "keep_prefix", "prefix_of"]
@@ -30,6 +34,28 @@ _DECORATORS: dict[str, tuple[bytes, ...]] = {
     "cpp": (b"[[",),
 }
 _OPEN, _CLOSE = b"([{", b")]}"
+# The visibility a definition's line may start with, and the words by which a replacement's
+# line gives its own (anywhere before its parameters: `static public` in C#).
+_JS_VISIBILITY = (re.compile(rb"export(?:\s+default)?\s+"), re.compile(rb"\bexport\b"))
+_TS_VISIBILITY = (
+    re.compile(rb"(?:export(?:\s+default)?|public|protected|private)\s+"),
+    re.compile(rb"\b(?:export|public|protected|private)\b"),
+)
+_MEMBER_WORDS = rb"public|protected|private|internal"
+_VISIBILITY: dict[str, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {
+    "javascript": _JS_VISIBILITY,
+    "typescript": _TS_VISIBILITY,
+    "tsx": _TS_VISIBILITY,
+    "rust": (re.compile(rb"pub(?:\s*\([^)\n]*\))?\s+"), re.compile(rb"\bpub\b")),
+    "java": (
+        re.compile(rb"(?:public|protected|private)\s+"),
+        re.compile(rb"\b(?:public|protected|private)\b"),
+    ),
+    "csharp": (
+        re.compile(rb"(?:(?:public|protected|private|internal)\s+)+"),
+        re.compile(rb"\b(?:" + _MEMBER_WORDS + rb")\b"),
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -96,11 +122,15 @@ def _balance(line: bytes) -> int:
 
 def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]]:
     """`new` (a definition's replacement, placed as the file writes it) with the parts of
-    `old`'s prefix it leaves out, and what was kept ("comments", "decorators")."""
+    `old`'s prefix it leaves out, and what was kept ("comments", "decorators", and the
+    visibility in backticks: "`export`")."""
     was, now = prefix_of(language, old), prefix_of(language, new)
-    if not (was.ordered and now.ordered) or not (was.has_comments or was.has_decorators):
+    if not (was.ordered and now.ordered):
         return new, []
     kept: list[str] = []
+    given = _visibility(language, old[was.core :], new[now.core :])
+    if given is not None:
+        new = new[: now.core] + given + new[now.core :]  # nothing above it moves
     if was.has_decorators and not now.has_decorators:
         at = now.decorators  # after the new text's own comments, before its definition line
         new = new[:at] + old[was.decorators : was.core] + new[at:]
@@ -108,4 +138,20 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
     if was.has_comments and not now.has_comments:
         new = old[: was.decorators] + new
         kept.append("comments")
+    if given is not None:
+        kept.append(f"`{given.strip().decode('ascii', 'replace')}`")
     return new, kept
+
+
+def _visibility(language: str, old: bytes, new: bytes) -> bytes | None:
+    """The visibility `old`'s definition line starts with, when `new`'s line (both from the
+    definition on) gives none of its own."""
+    rules = _VISIBILITY.get(language)
+    if rules is None:
+        return None
+    lead, word = rules
+    found = lead.match(old)
+    head = new.split(b"\n", 1)[0].split(b"(", 1)[0]
+    if found is None or word.search(head) is not None:
+        return None
+    return found.group(0)
