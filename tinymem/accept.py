@@ -34,6 +34,7 @@ from tinymem.edits.splice import (
     whole_file_symbols,
 )
 from tinymem.edits.stubs import placeholder_members
+from tinymem.edits.textparity import collapsed_text
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
@@ -608,6 +609,8 @@ def _gate_a(
         return kind_problem
     lang = language_for_path(path)
     if lang is None:
+        if p.kind == "whole-file" and p.format == "code" and before is not None:
+            return collapsed_text(path, before, after)
         return None
     syn = analyze(lang, after)
     if not syn.clean:
