@@ -48,6 +48,7 @@ from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.pieces import definition_pieces
 from tinymem.edits.roles import new_accessor, role
 from tinymem.edits.splice.prefix import keep_prefix
+from tinymem.edits.statements import dropped_note, dropped_statements
 from tinymem.symbols import Symbol, extract, language_for_path
 
 __all__ = ["align"]
@@ -200,6 +201,9 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
         )
     )
     if result.whole_file:
+        dropped = dropped_statements(path, original, code)
+        if dropped:
+            result.notes.append(dropped_note(dropped) + "; accepting needs --allow-delete")
         spans = [file.by_name[n] for n in given]
         result.targets = [Target(s.name, "modify", given[s.name]) for s in outermost(tuple(spans))]
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
