@@ -48,6 +48,7 @@ from tinymem.edits.members import collect, explode, outside_lines, report_outsid
 from tinymem.edits.nested import (
     Nested,
     ambiguous_reason,
+    may_define,
     nested_functions,
     nested_reason,
     same_signature,
@@ -295,6 +296,8 @@ def _local_namesakes(item: Symbol, file: FileView) -> list[Nested]:
     if "." in plain(item.name):
         return []
     name = leaf(item.name)
+    if not may_define(language_for_path(file.path), file.data, name):
+        return []
     return [n for n in _nested_in(file.path, file.data, file.symbols) if n.name == name]
 
 
