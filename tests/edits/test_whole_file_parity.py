@@ -159,7 +159,7 @@ def test_a_snippet_for_a_file_without_grammar_is_no_whole_file(
     (p,) = proposals
     assert "replaces the whole file" in p.gates["A"]
     (why,) = _blocked(result)
-    assert "1 of the 6 lines of Dockerfile" in why and "SEARCH/REPLACE" in why
+    assert "1 non-blank line where Dockerfile has 6" in why and "SEARCH/REPLACE" in why
     assert result.files["Dockerfile"].after == DOCKERFILE.encode()
     # The whole file, rewritten: written; so is a small file and a new one.
     whole = DOCKERFILE.replace("3.12", "3.13").replace("COPY . .\n", "COPY src/ src/\n")

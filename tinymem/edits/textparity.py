@@ -26,8 +26,8 @@ def collapsed_text(path: str, before: bytes, after: bytes) -> str | None:
     if new * 2 >= old:
         return None
     return (
-        f"the block has {new} of the {old} lines of {path}: tm reads no definitions in this"
-        " file, so a block for it replaces the whole file, and this one would cut it to"
-        f" {new} {'line' if new == 1 else 'lines'}; ask again for the whole file, or for the"
-        " change as a SEARCH/REPLACE block or unified diff"
+        f"the block has {new} non-blank {'line' if new == 1 else 'lines'} where {path} has"
+        f" {old}: tm reads no definitions in this file, so a block for it replaces the whole"
+        " file, and this one would cut it to a fragment; ask again for the whole file, or for"
+        " the change as a SEARCH/REPLACE block or unified diff"
     )
