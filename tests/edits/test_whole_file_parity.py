@@ -120,6 +120,9 @@ def test_a_whole_file_dropping_statements_needs_allow_delete(
     proposals, result = _plan(repo, reply)
     (p,) = proposals
     assert p.kind == "whole-file" and p.gates["A"] == "pass"
+    assert p.gates["B"] == "user accept with --allow-delete" and not p.hydrated
+    # Only what changes is listed (DEFAULT and main are given as the file has them).
+    assert [(e.symbol, e.op) for e in p.entities] == [("load", "modify")]
     assert any("logging.basicConfig" in n and "--allow-delete" in n for n in p.notes), p.notes
     (why,) = _blocked(result)
     assert "outside every definition" in why and "if __name__" in why

@@ -213,9 +213,9 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
         )
     )
     if result.whole_file:
-        dropped = dropped_statements(path, original, code)
-        if dropped:
-            result.notes.append(dropped_note(dropped) + "; accepting needs --allow-delete")
+        result.dropped = dropped_statements(path, original, code)
+        if result.dropped:
+            result.notes.append(dropped_note(result.dropped) + "; accepting needs --allow-delete")
         spans = [file.by_name[n] for n in given]
         result.targets = [Target(s.name, "modify", given[s.name]) for s in outermost(tuple(spans))]
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
