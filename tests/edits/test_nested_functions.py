@@ -75,7 +75,10 @@ def test_a_namesake_neither_signature_decides_is_refused_unless_the_prompt_did()
     block = b"def key(thing, reverse=False):\n    return thing.name\n"
     a = align("users.py", block, USERS, Evidence())
     assert a.blocked is not None
-    assert "could be `key` or the function of that name nested in `sort_users`" in a.blocked
+    assert (
+        "could be `key` (`def key(item):`) or the function of that name nested in `sort_users`"
+        in a.blocked
+    )
     # The prompt showed the top-level one and not the function around the nested one.
     shown = align("users.py", block, USERS, Evidence(hydrated=frozenset({"key"})))
     assert shown.blocked is None and [t.name for t in shown.targets] == ["key"]

@@ -96,3 +96,34 @@ def test_a_nested_function_alone_is_not_added_at_the_top_level(
     assert proc.returncode == 5
     assert "nested in `_safecall`" in proc.stderr and "the whole of `_safecall`" in proc.stderr
     assert (repo / "src/click/utils.py").read_text() == UTILS
+
+
+def test_a_repair_round_asks_for_the_function_around_the_nested_one(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"src/click/utils.py": UTILS})
+    alone = (
+        "```python path=src/click/utils.py\n"
+        "def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | None:\n"
+        "    try:\n        return func(*args, **kwargs)\n    except Exception as e:\n"
+        "        print(e)\n    return None\n```\n"
+    )
+    start = UTILS.index("def _safecall(")
+    end = UTILS.index("\n\n\n", start)
+    safecall = UTILS[start:end] + "\n"
+    fixed = safecall.replace(
+        "        except Exception:\n            pass\n",
+        "        except Exception as e:\n            print(e)\n",
+    )
+    assert fixed != safecall
+    server.add(alone, f"```python path=src/click/utils.py\n{fixed}```\n")
+    proc = tm_ask(repo, server, "make _safecall's wrapper print the exception", "--json")
+    assert proc.returncode == 0, proc.stderr
+    followup = server.chat_requests[1].body["messages"][-1]["content"]
+    # The model is told why and shown the function to give whole.
+    assert "nested in `_safecall`" in followup and "def _safecall(" in followup
+    props = json.loads(proc.stdout)["proposals"]
+    placed = [p for p in props if p["gates"]["A"] == "pass"]
+    assert [e["symbol"] for p in placed for e in p["entities"]] == ["_safecall"]
+    assert tm(repo, "accept", placed[0]["id"]).returncode == 0
+    assert (repo / "src/click/utils.py").read_text() == UTILS.replace(safecall, fixed)

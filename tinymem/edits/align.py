@@ -333,4 +333,4 @@ def _local_or_not(
     shown = [c for c in candidates if c.name in evidence.hydrated]
     if shown and not enclosing & evidence.hydrated:
         return None
-    return ambiguous_reason(short, file.path, [c.name for c in candidates], local)
+    return ambiguous_reason(short, file.path, {c.name: file.text(c) for c in candidates}, local)

@@ -138,15 +138,17 @@ def nested_reason(short: str, path: str, local: list[Nested]) -> str:
     )
 
 
-def ambiguous_reason(short: str, path: str, tops: list[str], local: list[Nested]) -> str:
+def ambiguous_reason(short: str, path: str, tops: dict[str, bytes], local: list[Nested]) -> str:
+    """Why a block is placed nowhere when its name is both an entity's (`tops`: name ->
+    text) and a nested function's, and neither its signature nor the prompt says which."""
     where = " and ".join(dict.fromkeys(_where(n) for n in local))
-    named = ", ".join(f"`{t}`" for t in tops)
     whole = " or ".join(dict.fromkeys(f"the whole of {_where(n)}" for n in local))
+    named = " or ".join(f"`{name}` (`{signature(text)}`)" for name, text in tops.items())
     return (
-        f"`{short}` is ambiguous in {path}: it could be {named} or the function of that name"
-        f" nested in {where}; ask again for {whole} to change the nested one, keeping the"
-        f" signature of {named} as the file has it to change that one, or for the change as"
-        " a SEARCH/REPLACE block or unified diff"
+        f"`{short}` could be {named} or the function of that name nested in {where} in"
+        f" {path}: ask again for {whole} to change the nested one, for the definition with"
+        " its signature as the file has it to change the other, or for the change as a"
+        " SEARCH/REPLACE block or unified diff"
     )
 
 
