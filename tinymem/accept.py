@@ -33,7 +33,9 @@ from tinymem.edits.splice import (
     splice,
     whole_file_symbols,
 )
+from tinymem.edits.statements import dropped_note, dropped_statements
 from tinymem.edits.stubs import placeholder_members
+from tinymem.edits.textparity import collapsed_text
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
@@ -612,6 +614,8 @@ def _gate_a(
         return kind_problem
     lang = language_for_path(path)
     if lang is None:
+        if p.kind == "whole-file" and p.format == "code" and before is not None:
+            return collapsed_text(path, before, after)
         return None
     syn = analyze(lang, after)
     if not syn.clean:
@@ -622,6 +626,13 @@ def _gate_a(
     lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
     if lost:
         return "structural parity: " + ", ".join(lost[:5]) + _why_lost(set(lost) <= removes)
+    if p.kind == "whole-file" and p.format == "code" and before is not None and not allow_delete:
+        dropped = dropped_statements(path, before, after)
+        if dropped:
+            return (
+                dropped_note(dropped) + "; accept with --allow-delete to remove them, or ask"
+                " again for the whole file with them"
+            )
     if before is not None and p.kind != "delete":
         old_nodes = analyze(lang, before).node_count
         if old_nodes and syn.node_count * 2 < old_nodes:

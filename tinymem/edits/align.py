@@ -20,6 +20,9 @@ container). Each of its outermost definitions is then anchored in the file:
   property that has its getter only is a new member beside it, never the getter;
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
+  so is a definition named like a function nested in one of the file's functions
+  (`nested.py`), which tm changes only with its enclosing function (a top-level namesake is
+  taken only when the block's signature or the prompt says it is that one);
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a
@@ -31,6 +34,7 @@ by piece (`pieces.py`). Pure: bytes in, an `Alignment` out; nothing is written.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from tinymem.edits.alignment import (
     Alignment,
@@ -44,10 +48,19 @@ from tinymem.edits.alignment import (
 from tinymem.edits.choose import choose
 from tinymem.edits.hints import ambiguity
 from tinymem.edits.members import collect, explode, outside_lines, report_outside
+from tinymem.edits.nested import (
+    Nested,
+    ambiguous_reason,
+    may_define,
+    nested_functions,
+    nested_reason,
+    same_signature,
+)
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.pieces import definition_pieces
 from tinymem.edits.roles import new_accessor, role
 from tinymem.edits.splice.prefix import keep_prefix
+from tinymem.edits.statements import dropped_note, dropped_statements
 from tinymem.symbols import Symbol, extract, language_for_path
 
 __all__ = ["align"]
@@ -200,6 +213,9 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
         )
     )
     if result.whole_file:
+        result.dropped = dropped_statements(path, original, code)
+        if result.dropped:
+            result.notes.append(dropped_note(result.dropped) + "; accepting needs --allow-delete")
         spans = [file.by_name[n] for n in given]
         result.targets = [Target(s.name, "modify", given[s.name]) for s in outermost(tuple(spans))]
         result.targets += [t for t in added if not any(t.name.startswith(n + ".") for n in given)]
@@ -245,6 +261,11 @@ def _anchor(
     fresh = _new_accessor(item, text, candidates, file)
     if fresh is not None:
         return fresh, None
+    local = [] if shaped or item.kind in _CONTAINERS else _local_namesakes(item, file)
+    if local:
+        decided = _local_or_not(item, text, candidates, local, file, evidence)
+        if decided is not None:
+            return None, decided
     header = parsed.header_of(item)
     every = list(candidates)
     if len(candidates) > 1:
@@ -265,3 +286,51 @@ def _anchor(
             f" `{short}`; give it inside its class (with the class line) to add it"
         )
     return None, None
+
+
+@lru_cache(maxsize=16)
+def _nested_in(path: str, data: bytes, symbols: tuple[Symbol, ...]) -> tuple[Nested, ...]:
+    return tuple(nested_functions(language_for_path(path), data, symbols))
+
+
+def _local_namesakes(item: Symbol, file: FileView) -> list[Nested]:
+    """The functions nested inside the file's functions that bear the name of `item`, a
+    definition the block gives at its outermost level."""
+    if "." in plain(item.name):
+        return []
+    name = leaf(item.name)
+    if not may_define(language_for_path(file.path), file.data, name):
+        return []
+    return [n for n in _nested_in(file.path, file.data, file.symbols) if n.name == name]
+
+
+def _local_or_not(
+    item: Symbol,
+    text: bytes,
+    candidates: list[Symbol],
+    local: list[Nested],
+    file: FileView,
+    evidence: Evidence,
+) -> str | None:
+    """Why a definition named like a nested function is not placed, or None when it is the
+    entity of that name (`candidates`) by its own evidence. A nested function given alone
+    would otherwise be added at the top level, or replace a top-level namesake: it is part
+    of its enclosing definition, and tm changes it only through that one."""
+    short = leaf(item.name)
+    if not candidates:
+        alike = [n for n in local if same_signature(text, n.text)]
+        return nested_reason(short, file.path, alike or local)
+    # Both a definition of the file and a nested function: the block's signature says which
+    # when it is one's and not the other's; else the prompt, when it showed the entity and
+    # none of the functions around the nested ones.
+    tops = [c for c in candidates if same_signature(text, file.text(c))]
+    nests = [n for n in local if same_signature(text, n.text)]
+    if tops and not nests:
+        return None
+    if nests and not tops:
+        return nested_reason(short, file.path, nests)
+    enclosing = {n.enclosing for n in local}
+    shown = [c for c in candidates if c.name in evidence.hydrated]
+    if shown and not enclosing & evidence.hydrated:
+        return None
+    return ambiguous_reason(short, file.path, {c.name: file.text(c) for c in candidates}, local)

@@ -55,6 +55,8 @@ class Alignment:
     method: str = "tree-sitter"  # how the block's definitions were found
     language: str | None = None
     notes: list[str] = field(default_factory=list)  # how the block was read
+    # a whole file's lines outside every definition that the file has and the block not
+    dropped: list[str] = field(default_factory=list)
 
 
 def plain(name: str) -> str:

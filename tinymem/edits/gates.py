@@ -14,6 +14,7 @@ from tinymem.edits.access import access_problem
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem, write_problem
 from tinymem.edits.fragments import fragment_reason, shrunk_in_file
+from tinymem.edits.textparity import collapsed_text
 from tinymem.proposalrecords import Proposal
 from tinymem.records import entity_key
 from tinymem.symbols import analyze
@@ -54,6 +55,9 @@ def structure_gate(
                 return f"syntax tree collapsed ({new} nodes, was {old})"
             for cut in shrunk_in_file(p.path or "?", before, block):
                 return fragment_reason(cut)
+        elif p.kind == "whole-file" and before is not None and p.format == "code":
+            # No grammar: the file's lines are all the evidence (`textparity.py`).
+            return collapsed_text(p.path or "?", before, block) or "pass"
         return "pass"
     for name, text in texts.items():
         marks = find_elisions(text.decode("utf-8", "replace"), known)

@@ -452,7 +452,10 @@ def _file_proposal(
         for name, parts in kept.items()
     ]
     same = _unchanged(kind, aligned, texts, live)
-    if same:
+    if same and kind == "whole-file":
+        # Written whole, they are rewritten with the same text: no change to list.
+        p.notes.append(f"the file's other {len(same)} definitions are given as it has them")
+    elif same:
         p.notes.append("the block gives " + ", ".join(same) + " as the file has it: not proposed")
     for t in aligned.targets:
         if t.name in same:
@@ -496,6 +499,10 @@ def _file_proposal(
     p.gates["A"] = gate_a
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     p.gates["B"] = gate_b(p, ctx.seen)
+    if aligned.dropped:
+        # Lines outside every definition that the whole file leaves out: a deletion.
+        p.hydrated = False
+        p.gates["B"] = "user accept with --allow-delete"
     return p
 
 
@@ -505,7 +512,7 @@ def _unchanged(
     """Targets a spliced block leaves exactly as the file has them (a model copies the whole
     excerpt it was shown back with one method changed): no change, so not proposed. All of
     them unchanged: the proposal keeps them, there being nothing else to propose."""
-    if kind != "symbols":
+    if kind not in ("symbols", "whole-file"):
         return []
     same = [
         t.name

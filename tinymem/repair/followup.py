@@ -152,7 +152,7 @@ def _current(p: Proposal, block: str, view: StateView, shown: dict[str, str]) ->
     data = view.blob(meta.snapshot)
     if p.format != "code" and p.kind != "delete":
         return _around(p, block, meta, data)
-    records = aimed_at(p, block, meta)
+    records = aimed_at(p, block, meta, data)
     live = list(meta.live_entities())
     if not records:
         if estimate_tokens(data.decode("utf-8", "replace")) > WHOLE_FILE_TOKENS:

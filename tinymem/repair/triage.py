@@ -15,6 +15,7 @@ from typing import Any
 
 from tinymem.edits.alignment import inside, leaf
 from tinymem.edits.filekinds import target_problem, write_problem
+from tinymem.edits.nested import may_define, nested_functions
 from tinymem.edits.normalise import parse_block
 from tinymem.edits.proposals import Outcome
 from tinymem.etv import EtvReport
@@ -22,6 +23,7 @@ from tinymem.hydration.relevance import Request
 from tinymem.proposalrecords import Proposal
 from tinymem.records import FILE_SYMBOL, nested
 from tinymem.statemap import EntityRecord, FileMeta, StateView
+from tinymem.symbols import extract
 
 __all__ = ["RepairItem", "aimed_at", "triage"]
 
@@ -62,7 +64,11 @@ def triage(
         if _refuses_text(view, p):
             continue
         meta = view.meta(p.path) if p.path is not None else None
-        aims = [] if meta is None or meta.deleted else aimed_at(p, _block(view, p), meta)
+        aims = (
+            []
+            if meta is None or meta.deleted
+            else aimed_at(p, _block(view, p), meta, view.blob(meta.snapshot))
+        )
         if meta is not None and _touches_stale(p, meta, aims, stale):
             continue
         syntax = _syntax(p, _block(view, p))
@@ -74,11 +80,14 @@ def triage(
     return items
 
 
-def aimed_at(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
+def aimed_at(
+    p: Proposal, block: str, meta: FileMeta, data: bytes | None = None
+) -> list[EntityRecord]:
     """The file's entities a block aimed at, outermost first in file order: those it changes,
     and every entity that shares a name with a definition in it (the candidates of an
-    ambiguous member). A block too broken to read definitions from still names them on its
-    first line."""
+    ambiguous member), or, given the file's text `data`, holds a nested function of that name
+    (the block gave it alone: the model is to give the function around it). A block too
+    broken to read definitions from still names them on its first line."""
     live = {r.symbol: r for r in meta.live_entities() if r.symbol != FILE_SYMBOL}
     wanted = {e.symbol for e in p.entities if e.base is not None and e.symbol in live}
     if p.path is not None and block and p.format == "code":
@@ -87,9 +96,23 @@ def aimed_at(p: Proposal, block: str, meta: FileMeta) -> list[EntityRecord]:
             first = next((line for line in block.splitlines() if line.strip()), "")
             leaves = set(Request.parse(first).words)
         wanted |= {name for name in live if leaf(name) in leaves}
+        if data is not None:
+            wanted |= {n for n in _enclosing(meta.language, data, meta, leaves) if n in live}
     chosen = [live[name] for name in wanted]
     chosen = [r for r in chosen if not any(inside(o, r) for o in chosen)]
     return sorted(chosen, key=lambda r: r.start)
+
+
+def _enclosing(language: str | None, data: bytes, meta: FileMeta, leaves: set[str]) -> set[str]:
+    """The entities around the functions nested in them that bear one of `leaves`."""
+    if not any(may_define(language, data, name) for name in leaves):
+        return set()
+    symbols = extract(meta.path, data).symbols
+    return {
+        n.enclosing
+        for n in nested_functions(language, data, symbols)
+        if n.name in leaves and n.enclosing is not None
+    }
 
 
 def _syntax(p: Proposal, block: str) -> str | None:

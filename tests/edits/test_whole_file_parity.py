@@ -1,0 +1,176 @@
+"""A block given as a whole file must account for all of the file: for a file tm reads no
+definitions in, its lines (`textparity.py`); for a grammar language, its lines outside every
+definition (`statements.py`). Through the real pipeline (build on a real State Map, then the
+accept plan, which writes nothing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import Initialise
+from tinymem.accept import Plan, plan
+from tinymem.edits.proposals import build
+from tinymem.edits.reply import parse_reply
+from tinymem.edits.statements import dropped_statements
+from tinymem.edits.textparity import collapsed_text
+from tinymem.etv import verify
+from tinymem.gitobjects import ObjectWriter
+from tinymem.ledger import current
+from tinymem.proposalrecords import Proposal
+from tinymem.repository import open_repo
+
+TOOL = '''"""Tool."""
+import logging
+import sys
+
+logging.basicConfig(level=logging.INFO)
+DEFAULT = 3
+
+
+def load(path: str) -> str:
+    with open(path) as fh:
+        return fh.read()
+
+
+def main() -> None:
+    print(load(sys.argv[1]), DEFAULT)
+
+
+if __name__ == "__main__":
+    main()
+'''
+# Every definition and import, without the two statements.
+TOOL_CUT = '''"""Tool."""
+import logging
+import sys
+
+DEFAULT = 3
+
+
+def load(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def main() -> None:
+    print(load(sys.argv[1]), DEFAULT)
+'''
+SERVER = """const express = require('express')
+const app = express()
+
+function home (req, res) {
+  res.send('home')
+}
+
+app.get('/', home)
+app.post('/admin/reset', requireAdmin, reset)
+
+app.listen(3000)
+"""
+DOCKERFILE = """FROM python:3.12-slim
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+COPY . .
+CMD ["python", "-m", "app"]
+"""
+
+
+def _plan(repo: Path, reply: str, *, allow_delete: bool = False) -> tuple[list[Proposal], Plan]:
+    opened = open_repo(str(repo))
+    view = current(opened)
+    writer = ObjectWriter(opened.git)
+    outcome = build(
+        view, writer, opened.workdir, parse_reply(reply), verify(opened, view), {}, "test"
+    )
+    writer.flush()
+    return outcome.proposals, plan(opened, view, outcome.proposals, allow_delete=allow_delete)
+
+
+def _blocked(result: Plan) -> list[str]:
+    return [c.blocked.detail for c in result.checks if c.blocked is not None]
+
+
+def test_lines_outside_definitions_a_whole_file_leaves_out_are_named() -> None:
+    assert dropped_statements("tool.py", TOOL.encode(), TOOL_CUT.encode()) == [
+        "logging.basicConfig(level=logging.INFO)",
+        'if __name__ == "__main__":',
+    ]
+    cut = SERVER.replace("app.post('/admin/reset', requireAdmin, reset)\n", "")
+    assert dropped_statements("server.js", SERVER.encode(), cut.encode()) == [
+        "app.post('/admin/reset', requireAdmin, reset)"
+    ]
+    # Imports re-ordered or trimmed, and a statement changed rather than left out: no removal.
+    moved = TOOL.replace("import logging\nimport sys\n", "import sys\n").replace(
+        "level=logging.INFO", "level=logging.DEBUG"
+    )
+    assert dropped_statements("tool.py", TOOL.encode(), moved.encode()) == []
+    licence = "# Copyright 2024 The Authors\n# SPDX-License-Identifier: MIT\n\n" + TOOL
+    assert dropped_statements("tool.py", licence.encode(), TOOL.encode()) == [
+        "# Copyright 2024 The Authors"
+    ]
+    assert dropped_statements("Dockerfile", DOCKERFILE.encode(), b"FROM x\n") == []
+
+
+def test_a_whole_file_dropping_statements_needs_allow_delete(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"tool.py": TOOL, "server.js": SERVER})
+    reply = f"Here is the updated `tool.py`:\n\n```python\n{TOOL_CUT}```\n"
+    proposals, result = _plan(repo, reply)
+    (p,) = proposals
+    assert p.kind == "whole-file" and p.gates["A"] == "pass"
+    assert p.gates["B"] == "user accept with --allow-delete" and not p.hydrated
+    # Only what changes is listed (DEFAULT and main are given as the file has them).
+    assert [(e.symbol, e.op) for e in p.entities] == [("load", "modify")]
+    assert any("logging.basicConfig" in n and "--allow-delete" in n for n in p.notes), p.notes
+    (why,) = _blocked(result)
+    assert "outside every definition" in why and "if __name__" in why
+    assert "--allow-delete" in why
+    _, allowed = _plan(repo, reply, allow_delete=True)
+    assert _blocked(allowed) == []
+    assert allowed.files["tool.py"].after == TOOL_CUT.encode()
+
+    js = SERVER.replace("app.post('/admin/reset', requireAdmin, reset)\n", "").replace(
+        "'home'", "'welcome home'"
+    )
+    _, result = _plan(repo, f"Here is the updated `server.js`:\n\n```js\n{js}```\n")
+    (why,) = _blocked(result)
+    assert "app.post('/admin/reset'" in why
+
+
+def test_a_whole_file_keeping_every_statement_is_written(
+    repo: Path, initialised: Initialise
+) -> None:
+    initialised({"tool.py": TOOL})
+    whole = TOOL.replace("with open(path) as fh", 'with open(path, encoding="utf-8") as fh')
+    whole = whole.replace("import logging\nimport sys\n", "import sys\nimport logging\n")
+    _, result = _plan(repo, f"Here is the whole `tool.py`:\n\n```python\n{whole}```\n")
+    assert _blocked(result) == []
+    assert result.files["tool.py"].after == whole.encode()
+
+
+def test_a_snippet_for_a_file_without_grammar_is_no_whole_file(
+    repo: Path, initialised: Initialise
+) -> None:
+    assert collapsed_text("Dockerfile", DOCKERFILE.encode(), DOCKERFILE.encode()) is None
+    assert collapsed_text("a.txt", b"one\n", b"two\n") is None  # a small file rewritten
+    initialised({"Dockerfile": DOCKERFILE, ".nvmrc": "18\n"})
+    proposals, result = _plan(
+        repo, "Use Python 3.13 in `Dockerfile`:\n\n```dockerfile\nFROM python:3.13-slim\n```\n"
+    )
+    (p,) = proposals
+    assert "replaces the whole file" in p.gates["A"]
+    (why,) = _blocked(result)
+    assert "1 non-blank line where Dockerfile has 6" in why and "SEARCH/REPLACE" in why
+    assert result.files["Dockerfile"].after == DOCKERFILE.encode()
+    # The whole file, rewritten: written; so is a small file and a new one.
+    whole = DOCKERFILE.replace("3.12", "3.13").replace("COPY . .\n", "COPY src/ src/\n")
+    for reply, path, text in [
+        (f"The whole `Dockerfile`:\n\n```dockerfile\n{whole}```\n", "Dockerfile", whole),
+        ("`.nvmrc`:\n\n```\n20\n```\n", ".nvmrc", "20\n"),
+        ("A new `docs/notes.md`:\n\n```markdown\n# Notes\n```\n", "docs/notes.md", "# Notes\n"),
+    ]:
+        _, result = _plan(repo, reply)
+        assert _blocked(result) == [], reply
+        assert result.files[path].after == text.encode()

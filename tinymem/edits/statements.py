@@ -1,0 +1,92 @@
+"""The lines of a file outside every definition that a whole-file reply leaves out.
+
+A whole file replaces every line, and only definitions were accounted for: a reply giving
+every function and the imports but not `logging.basicConfig(...)`, the `if __name__ ==
+"__main__":` block, a licence header or an `app.post(...)` route deleted them without a word.
+Those lines are the file's as much as its definitions, so their removal is a deletion like a
+definition's: named in the proposal, and written only with `--allow-delete`.
+
+Lines are matched by their text without indentation, in order (`difflib`): a statement the
+reply changes is a change, not a removal; one it moves stays. Import lines are left out of the
+count (a whole-file reply re-orders and trims them, and a lost import fails at once), and so
+are lines the old file has inside any definition (the definitions' own parity rules see them).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from tinymem.symbols import GRAMMAR_LANGUAGES, extract, language_for_path
+from tinymem.symbols.treesitter import parse_root
+
+__all__ = ["dropped_note", "dropped_statements"]
+
+_IMPORTS = frozenset(
+    {
+        "import_statement",
+        "import_from_statement",
+        "future_import_statement",
+        "import_declaration",
+        "use_declaration",
+        "extern_crate_declaration",
+        "using_directive",
+        "preproc_include",
+        "package_clause",
+        "package_declaration",
+    }
+)
+# `const x = require('x')`, Ruby's `require 'x'`: imports written as statements.
+_REQUIRE = re.compile(rb"^\s*(?:(?:const|let|var)\s+[^=]+=\s*)?require(?:_relative)?\b")
+
+
+def _import_rows(language: str, data: bytes) -> set[int]:
+    rows: set[int] = set()
+    for node in parse_root(language, data).named_children:
+        text = data[node.start_byte : node.end_byte]
+        if node.type in _IMPORTS or _REQUIRE.match(text):
+            rows.update(range(node.start_point[0], node.end_point[0] + 1))
+    return rows
+
+
+def dropped_statements(path: str, before: bytes, after: bytes) -> list[str]:
+    """The first line of each run of lines of `before`, outside every definition and not an
+    import, that `after` (the whole new text of `path`) no longer has. Empty for a file
+    without a grammar (`textparity.py` judges those)."""
+    language = language_for_path(path)
+    if language is None or language not in GRAMMAR_LANGUAGES:
+        return []
+    spans = [(s.start, s.end) for s in extract(path, before).symbols]
+    imports = _import_rows(language, before)
+    old: list[tuple[int, bytes]] = []  # (row, stripped line) of every non-blank line
+    offset = 0
+    for row, line in enumerate(before.split(b"\n")):
+        start, offset = offset, offset + len(line) + 1
+        if line.strip():
+            inside = any(a < start + len(line) and start < b for a, b in spans)
+            old.append((-1 if inside or row in imports else row, line.strip()))
+    new = [line.strip() for line in after.split(b"\n") if line.strip()]
+    matcher = difflib.SequenceMatcher(None, [t for _, t in old], new, autojunk=False)
+    dropped: list[str] = []
+    last = -2
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "delete":
+            continue
+        for i in range(i1, i2):
+            row, text = old[i]
+            if row < 0:
+                continue
+            if i != last + 1:  # a new run (blank lines do not count)
+                dropped.append(text.decode("utf-8", "replace"))
+            last = i
+    return dropped
+
+
+def dropped_note(dropped: list[str]) -> str:
+    """What the proposal says it removes, for the proposal and Gate A."""
+    shown = ", ".join(f"`{d[:60]}`" for d in dropped[:4])
+    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    return (
+        f"the reply leaves out lines of the file outside every definition ({shown}{more}):"
+        " written whole it removes them"
+    )
