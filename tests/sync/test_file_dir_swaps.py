@@ -323,3 +323,20 @@ def test_accepting_a_file_below_a_tracked_file_still_on_disk_is_refused(
     assert (repo / "lib").read_text() == LIB
     assert _json(repo, "status")["pending_proposals"] == [pid]
     _replay_agrees(repo)
+
+
+def test_blame_below_a_live_file_that_never_had_a_record_is_not_called_deleted(
+    repo: Path, initialised: Initialise
+) -> None:
+    """`app.py/foo` never existed: "was deleted ... tm log shows when" sent the user to a log
+    that shows nothing. A record that did leave (`lib/a.py`) is still called deleted."""
+    initialised({"app.py": APP, "lib/a.py": A})
+    never = tm(repo, "blame", "app.py/foo")
+    assert never.returncode == 2
+    assert "was deleted" not in never.stderr and "is not in the State Map" in never.stderr
+    shutil.rmtree(repo / "lib")
+    write(repo, "lib", LIB)
+    assert tm(repo, "adopt", "lib").returncode == 0
+    left = tm(repo, "blame", "lib/a.py")
+    assert left.returncode == 2 and "lib/a.py was deleted" in left.stderr
+    assert _json(repo, "log", "lib/a.py")
