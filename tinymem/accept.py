@@ -248,11 +248,12 @@ def _displacing(repo: Repo, view: StateView, plan_: Plan) -> None:
     a file `lib`): as `tm adopt` does, those the work tree holds no regular file of are
     recorded deleted by the accept (`_end_displaced`), and their records leave the State Map.
     One the work tree still holds as a file blocks at gate A: tm never removes it (#29)."""
+    looked: set[str] = set()  # directories with no record of a file of their name
     for path, fp in plan_.files.items():
         if fp.after is None or not fp.proposals:
             continue
         checks = [c for c in plan_.checks if c.proposal.path == path and c.ok]
-        for other in live_displaced(view, path):
+        for other in live_displaced(view, path, looked):
             with_it = plan_.files.get(other)
             if with_it is not None and with_it.proposals and with_it.after is None:
                 continue  # this accept deletes it
@@ -277,11 +278,16 @@ def _displacing(repo: Repo, view: StateView, plan_: Plan) -> None:
 
 
 def _end_displaced(
-    view: StateView, writer: ObjectWriter, episode: Episode, edits: TreeEdits, path: str
+    view: StateView,
+    writer: ObjectWriter,
+    episode: Episode,
+    edits: TreeEdits,
+    path: str,
+    looked: set[str],
 ) -> None:
     """The live files of the other kind that `path`, written, takes the place of: gone from
     the work tree (`_displacing` checked it), recorded deleted before they leave (#29)."""
-    for other in live_displaced(view, path):
+    for other in live_displaced(view, path, looked):
         if other in episode.files:
             continue  # deleted by this accept already
         old = view.meta(other)
@@ -783,9 +789,10 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                         update.meta.entities[name] = replace(rec, base=base_by_symbol[name])
                 apply_update(writer, update, episode, edits)
                 changed_meta[fp.path] = update.meta
+            looked: set[str] = set()  # directories with no record of a file of their name
             for fp in changed + applied:
                 if fp.after is not None:
-                    _end_displaced(view, writer, episode, edits, fp.path)
+                    _end_displaced(view, writer, episode, edits, fp.path, looked)
         finally:
             cache.close()
         for p in accepted:
