@@ -22,6 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from tinymem.displacing import live_displaced, regular_file
 from tinymem.edits.elisions import find_elisions
 from tinymem.edits.filekinds import target_problem, write_problem
 from tinymem.edits.fragments import fragment_reason, shrunk, shrunk_in_file
@@ -219,6 +220,7 @@ def plan(
         if check.ok:
             fp.proposals.append(p.id)
             result.changes.setdefault(_change_key(p), p.id)
+    _displacing(repo, view, result)
     # A file is written only if every proposal touching it passed: never half a proposal set.
     # What passed for such a file is held back, pending, and said so: recorded as accepted it
     # would leave the pending set without ever being written.
@@ -240,6 +242,60 @@ def plan(
             fp.after = fp.before
             fp.proposals.clear()
     return result
+
+
+def _displacing(repo: Repo, view: StateView, plan_: Plan) -> None:
+    """A file written where the State Map holds live files of the other kind (a file `lib`
+    that the user turned into a directory, then `lib/new.py` proposed; or `lib/` removed, then
+    a file `lib`): as `tm adopt` does, those the work tree holds no regular file of are
+    recorded deleted by the accept (`_end_displaced`), and their records leave the State Map.
+    One the work tree still holds as a file blocks at gate A: tm never removes it (#29)."""
+    looked: set[str] = set()  # directories with no record of a file of their name
+    for path, fp in plan_.files.items():
+        if fp.after is None or not fp.proposals:
+            continue
+        checks = [c for c in plan_.checks if c.proposal.path == path and c.ok]
+        for other in live_displaced(view, path, looked):
+            with_it = plan_.files.get(other)
+            if with_it is not None and with_it.proposals and with_it.after is None:
+                continue  # this accept deletes it
+            if with_it is not None and with_it.proposals:
+                why = f"{path} and {other} cannot both be files; accept one of them"
+            elif regular_file(repo.abspath(other)):
+                why = (
+                    f"the work tree still holds the tracked file {other} where {path} would go;"
+                    f" tm does not remove it: remove it and accept again (or run `tm adopt"
+                    f" {other}` first, which records its deletion)"
+                )
+            else:
+                for c in checks:
+                    c.notes.append(
+                        f"{other} is no longer a file in the work tree ({path} takes its"
+                        " place): recorded deleted"
+                    )
+                continue
+            for c in checks:
+                c.gates.append(GateResult("A", False, why))
+            break
+
+
+def _end_displaced(
+    view: StateView,
+    writer: ObjectWriter,
+    episode: Episode,
+    edits: TreeEdits,
+    path: str,
+    looked: set[str],
+) -> None:
+    """The live files of the other kind that `path`, written, takes the place of: gone from
+    the work tree (`_displacing` checked it), recorded deleted before they leave (#29)."""
+    for other in live_displaced(view, path, looked):
+        if other in episode.files:
+            continue  # deleted by this accept already
+        old = view.meta(other)
+        assert old is not None
+        reason = f"gone from the work tree: {path} took its place"
+        apply_update(writer, record_deletion(old, episode=episode, reason=reason), episode, edits)
 
 
 def _change_key(p: Proposal) -> tuple[object, ...]:
@@ -744,6 +800,10 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
                         update.meta.entities[name] = replace(rec, base=base_by_symbol[name])
                 apply_update(writer, update, episode, edits)
                 changed_meta[fp.path] = update.meta
+            looked: set[str] = set()  # directories with no record of a file of their name
+            for fp in changed + applied:
+                if fp.after is not None:
+                    _end_displaced(view, writer, episode, edits, fp.path, looked)
         finally:
             cache.close()
         for p in accepted:

@@ -261,8 +261,9 @@ def _end_displaced(
     file adopted below a directory that was a tracked file): the disk holds no regular file
     there any more, so those are recorded deleted in the same episode, and their records
     then leave the State Map (`displacing`). Never dropped unrecorded (#29)."""
+    looked: set[str] = set()  # directories with no record of a file of their name
     for path in list(result.adopted):
-        for other in live_displaced(view, path):
+        for other in live_displaced(view, path, looked):
             if other in episode.files:
                 continue  # recorded by this adopt already (deleted: `--all`)
             if regular_file(repo.abspath(other)):

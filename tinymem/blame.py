@@ -24,7 +24,7 @@ from tinymem.displacing import other_kind
 from tinymem.errors import UsageError
 from tinymem.ledger import current
 from tinymem.repository import Repo
-from tinymem.statemap import FILES
+from tinymem.statemap import FILES, META
 from tinymem.worktree import classify, read_file
 
 
@@ -145,6 +145,25 @@ def parse_range(raw: str) -> tuple[int, int | None]:
     return start, end
 
 
+def _had_record(repo: Repo, tip: str, path: str) -> bool:
+    """Whether a State Map of this ledger held a record of file `path`: one that left it when
+    a file of a directory above took its place, not a path below a live file that never
+    existed (`app.py/foo`). A tree lookup per episode, on the way to an error only."""
+    key = f"{META}/{path}"
+    commit = repo.git[tip]
+    while isinstance(commit, pygit2.Commit):
+        try:
+            entry = commit.tree[key]
+        except KeyError:
+            entry = None
+        if entry is not None and entry.type_str == "blob":
+            return True
+        if not commit.parent_ids:
+            return False
+        commit = repo.git[commit.parent_ids[0]]
+    return False
+
+
 def blame(repo: Repo, path: str, start: int = 1, end: int | None = None) -> BlameResult:
     """Attribute lines `start`..`end` (1-based, inclusive; None: to the end) of the work tree."""
     view = current(repo)
@@ -160,7 +179,9 @@ def blame(repo: Repo, path: str, start: int = 1, end: int | None = None) -> Blam
         )
     if snapshot_id is None:
         meta = view.meta(path)
-        if (meta is not None and meta.deleted) or (meta is None and other_kind(view, path)):
+        if (meta is not None and meta.deleted) or (
+            meta is None and other_kind(view, path) and _had_record(repo, view.commit_id, path)
+        ):
             # A deleted file's record, or one that left the State Map when a file and a
             # directory of its name changed places (`displacing`): its history stays.
             raise UsageError(f"{path} was deleted in the State Map; `tm log {path}` shows when")

@@ -56,11 +56,13 @@ def regular_file(full: str) -> bool:
         return False
 
 
-def live_displaced(view: StateView, path: str) -> list[str]:
+def live_displaced(view: StateView, path: str, dirs: set[str] | None = None) -> list[str]:
     """The live records that `path` made live would displace: the caller records each
-    deleted (TOMBSTONED) in the same episode, once the work tree agrees it is gone."""
+    deleted (TOMBSTONED) in the same episode, once the work tree agrees it is gone. `dirs`:
+    as `other_kind`'s, one set for the paths of one episode (a deep path's directories are
+    then looked at once, not once per file)."""
     out = []
-    for other in other_kind(view, path):
+    for other in other_kind(view, path, dirs):
         meta = view.meta(other)
         if meta is not None and not meta.deleted:
             out.append(other)

@@ -262,3 +262,81 @@ def test_several_files_below_a_file_that_became_a_directory(
         "lib/z.py::z",
     }
     _replay_agrees(repo)
+
+
+def _proposed(repo: Path, server: ModelServer, path: str) -> str:
+    server.add(f"Here:\n\n```python path={path}\ndef g():\n    return 5\n```\n")
+    asked = tm_ask(repo, server, f"write {path}", "--json")
+    assert asked.returncode == 0, asked.stderr
+    proposals = json.loads(asked.stdout)["proposals"]
+    assert [p["path"] for p in proposals] == [path]
+    return str(proposals[0]["id"])
+
+
+def test_accepting_a_file_below_a_tracked_file_the_user_made_a_directory(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    """The accept records the file `lib` deleted (TOMBSTONED), and its record leaves, as
+    `tm adopt` does: it exited 10 (UnnamedEntriesError), the write rolled back (#29)."""
+    initialised({"app.py": APP, "lib": LIB})
+    (repo / "lib").unlink()
+    (repo / "lib").mkdir()  # not adopted yet
+    pid = _proposed(repo, server, "lib/new.py")
+    done = tm(repo, "accept", pid)
+    assert done.returncode == 0, done.stderr
+    assert "lib is no longer a file in the work tree" in done.stdout + done.stderr
+    assert (repo / "lib/new.py").read_text() == "def g():\n    return 5\n"
+    assert _left(repo) == {"lib": True, "lib/new.py": False}
+    transitions = {(t["entity"], t["to"]) for t in _json(repo, "show")["transitions"]}
+    assert ("lib::@file", "TOMBSTONED") in transitions
+    assert set(_entities(repo)) == {"app.py::run", "lib/new.py::g"}
+    _replay_agrees(repo)
+
+
+def test_accepting_a_file_where_a_tracked_directory_was_removed(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    shutil.rmtree(repo / "lib")
+    pid = _proposed(repo, server, "lib")
+    done = tm(repo, "accept", pid)
+    assert done.returncode == 0, done.stderr
+    assert (repo / "lib").read_text() == "def g():\n    return 5\n"
+    assert _left(repo) == {"lib": False, "lib/a.py": True, "lib/b.py": True}
+    transitions = {(t["entity"], t["to"]) for t in _json(repo, "show")["transitions"]}
+    assert {("lib/a.py::a", "TOMBSTONED"), ("lib/b.py::b", "TOMBSTONED")} <= transitions
+    assert set(_entities(repo)) == {"app.py::run", "lib::@file"}
+    _replay_agrees(repo)
+
+
+def test_accepting_a_file_below_a_tracked_file_still_on_disk_is_refused(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    """The work tree still holds the file `lib`: tm never removes it; gate A says how."""
+    initialised({"app.py": APP, "lib": LIB})
+    pid = _proposed(repo, server, "lib/new.py")
+    refused = tm(repo, "accept", pid)
+    assert refused.returncode == 5, refused.stderr
+    said = refused.stdout + refused.stderr
+    assert "still holds the tracked file lib where lib/new.py would go" in said
+    assert "`tm adopt lib`" in said
+    assert (repo / "lib").read_text() == LIB
+    assert _json(repo, "status")["pending_proposals"] == [pid]
+    _replay_agrees(repo)
+
+
+def test_blame_below_a_live_file_that_never_had_a_record_is_not_called_deleted(
+    repo: Path, initialised: Initialise
+) -> None:
+    """`app.py/foo` never existed: "was deleted ... tm log shows when" sent the user to a log
+    that shows nothing. A record that did leave (`lib/a.py`) is still called deleted."""
+    initialised({"app.py": APP, "lib/a.py": A})
+    never = tm(repo, "blame", "app.py/foo")
+    assert never.returncode == 2
+    assert "was deleted" not in never.stderr and "is not in the State Map" in never.stderr
+    shutil.rmtree(repo / "lib")
+    write(repo, "lib", LIB)
+    assert tm(repo, "adopt", "lib").returncode == 0
+    left = tm(repo, "blame", "lib/a.py")
+    assert left.returncode == 2 and "lib/a.py was deleted" in left.stderr
+    assert _json(repo, "log", "lib/a.py")

@@ -132,11 +132,13 @@ def taking(
             if view.snapshot(path) != blob or _mode_moved(view, path, tree[path].filemode):
                 wanted[path] = blob
 
+        looked: set[str] = set()  # directories with no record of a file of their name
+
         def take(wf: WorktreeFile, ex: Extraction | None) -> None:
             # Records of the other kind (files below a directory that is a file now, or
             # the file a directory took the place of) end with it, once the work tree has
             # no regular file there; their records leave the State Map (`displacing`).
-            displaced = live_displaced(view, wf.path)
+            displaced = live_displaced(view, wf.path, looked)
             if any(regular_file(repo.abspath(p)) for p in displaced):
                 result.left.append(wf.path)
                 return

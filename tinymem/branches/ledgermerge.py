@@ -5,8 +5,11 @@ parents, whose State Map is re-derived file by file against their merge base, as
 trees: a file only one side changed takes that side's records; a file both changed takes the
 side whose text the work tree holds, or, when the work tree holds a committed merge of them
 (HEAD's text), that text; anything else is refused, nothing written, so no side is ever taken
-blindly. Proposals merge the same way (one resolved on either side stays resolved); branch
-notes by id, the one updated last winning (`tinymem.notes.merge`). The merge
+blindly. A record theirs took out of its State Map (a path of the other kind took its place,
+`displacing`) leaves ours too, recorded deleted first; where ours changed what such a path
+displaces, the work tree decides (`_displaced`). Proposals merge the same way (one resolved
+on either side stays resolved); branch notes by id, the one updated last winning
+(`tinymem.notes.merge`). The merge
 episode records every file it changed against the first parent, with the transitions that
 turn our records into the merged ones, so replaying the first-parent chain reproduces it: the
 result is proved by `tm rebuild` before the command returns, and the ref is put back if not.
@@ -20,6 +23,7 @@ from typing import Any
 import pygit2
 
 from tinymem.branches.refs import resolve_commit
+from tinymem.displacing import live_displaced, regular_file
 from tinymem.errors import CorruptStateError, UsageError
 from tinymem.gitobjects import ObjectWriter, diff_blobs, read_blob, read_tree, walk_blobs
 from tinymem.ledger import (
@@ -37,7 +41,13 @@ from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
 from tinymem.statemap import META, PROPOSALS, FileMeta, StateView
 from tinymem.symcache import SymbolCache, extraction_for
-from tinymem.transitions import FileUpdate, TreeEdits, apply_update, record_file
+from tinymem.transitions import (
+    FileUpdate,
+    TreeEdits,
+    apply_update,
+    record_deletion,
+    record_file,
+)
 from tinymem.worktree import read_file
 
 __all__ = ["LedgerMerge", "merge_ledger"]
@@ -167,15 +177,27 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
         reason = f"merged from ledger {theirs[:12]}"
         edits: TreeEdits = {}
         conflicts: list[str] = []
+        # Decided first, applied once every path is decided: a file taken from theirs can
+        # displace one of ours of the other kind (`displacing`), which is decided with it.
+        updates: dict[str, FileUpdate] = {}
         for path in _changed(repo, b, t, META):
-            o_id, b_id, t_id = (v.entry(META, path) for v in (view, b, t))
-            if t_id is None or o_id == t_id:
+            # Records only (a directory of records of the other kind is no record of `path`).
+            o_id, b_id, t_id = (v.file_entry(META, path) for v in (view, b, t))
+            if o_id == t_id:
                 continue
-            o_meta, t_meta = _meta(view, o_id and o_id[1]), _meta(t, t_id[1])
+            o_meta = _meta(view, o_id and o_id[1])
+            if t_id is None:
+                # Their record left their State Map: a path of the other kind took its place
+                # (recorded deleted first). Ours unchanged: deleted here too, and it leaves
+                # with theirs (`_displaced`); ours changed it: `_displaced` decides.
+                if o_id == b_id and o_meta is not None and not o_meta.deleted:
+                    updates[path] = record_deletion(o_meta, episode=episode, reason=reason)
+                    result.taken.append(path)
+                continue
+            t_meta = _meta(t, t_id[1])
             assert t_meta is not None
             if o_id == b_id:
-                update = FileUpdate(t_meta, _transitions(path, o_meta, t_meta, reason))
-                apply_update(writer, update, episode, edits)
+                updates[path] = FileUpdate(t_meta, _transitions(path, o_meta, t_meta, reason))
                 result.taken.append(path)
                 continue
             same = o_meta is not None and (o_meta.snapshot, o_meta.deleted) == (
@@ -190,12 +212,14 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
             elif chosen == "ours":
                 result.kept.append(path)
             elif chosen == "theirs":
-                update = FileUpdate(t_meta, _transitions(path, o_meta, t_meta, reason))
-                apply_update(writer, update, episode, edits)
+                updates[path] = FileUpdate(t_meta, _transitions(path, o_meta, t_meta, reason))
                 result.taken.append(path)
             elif isinstance(chosen, FileUpdate):
-                apply_update(writer, chosen, episode, edits)
+                updates[path] = chosen
                 result.resolved.append(path)
+        conflicts += _displaced(repo, view, updates, result, episode, reason)
+        for update in updates.values():
+            apply_update(writer, update, episode, edits)
         if conflicts:
             shown = ", ".join(conflicts[:3]) + (
                 f" and {len(conflicts) - 3} more" if len(conflicts) > 3 else ""
@@ -247,6 +271,44 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
     # after `ours` that the merge was redone on.
     result.proved = _prove(repo, ref, committed.commit, str(first.parent_ids[0]))
     return result
+
+
+def _displaced(
+    repo: Repo,
+    view: StateView,
+    updates: dict[str, FileUpdate],
+    result: LedgerMerge,
+    episode: Episode,
+    reason: str,
+) -> list[str]:
+    """A file the merge makes live where ours holds live records of the other kind (theirs
+    turned `lib/` into a file `lib`, or the reverse): those records can stay only if the file
+    does not come. Ours changed them (or the merge took them), so the work tree decides, as
+    for a file both changed: a regular file at the path taken means the others are gone
+    (recorded deleted, then they leave the State Map); one of the others as a regular file on
+    disk keeps ours, and the path taken is not; anything else is a conflict (returned)."""
+    conflicts: list[str] = []
+    for path in [p for p, u in updates.items() if not u.meta.deleted]:
+        for other in live_displaced(view, path):
+            planned = updates.get(other)
+            if planned is not None and planned.meta.deleted:
+                continue  # recorded deleted by this merge: it leaves
+            if planned is None and regular_file(repo.abspath(path)):
+                old = view.meta(other)
+                assert old is not None
+                updates[other] = record_deletion(old, episode=episode, reason=reason)
+                result.taken.append(other)
+            elif planned is None and regular_file(repo.abspath(other)):
+                del updates[path]  # the work tree holds ours: ours stands
+                for names in (result.taken, result.resolved):
+                    if path in names:
+                        names.remove(path)
+                result.kept.append(path)
+                break
+            else:
+                conflicts.append(path)
+                break
+    return conflicts
 
 
 def _resolve(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tinymem.repository import Repo
 from tinymem.writing import journal
-from tinymem.writing.transaction import recorded, remove_leftovers, roll_back
+from tinymem.writing.transaction import Rollback, recorded, remove_leftovers, roll_back
 
 __all__ = ["recover"]
 
@@ -38,6 +38,7 @@ def recover(repo: Repo) -> str | None:
             message += (
                 "; changed since, left as they are: " + ", ".join(done.kept) + " (`tm status`)"
             )
+        message += _in_the_way(done)
         if intent.kind == "undo":
             return message + "; the episode it was undoing is as it was (`tm undo` again)"
         return message + "; its proposals are still pending"
@@ -65,6 +66,16 @@ def _adopt(repo: Repo, intent: journal.Intent) -> str:
     if done.kept:
         message += "; changed since, left as they are: " + ", ".join(done.kept)
     return message + (f"; {named}" if named else "") + "; paste again to adopt it"
+
+
+def _in_the_way(done: Rollback) -> str:
+    """The files whose old text could not come back (a file or directory of the other kind
+    in their place), each with the blob that holds that text."""
+    return "".join(
+        f"; {path} could not get its text back (a file or directory is in its place):"
+        f" it is kept as {blob} (git cat-file -p {blob})"
+        for path, blob in sorted(done.in_the_way.items())
+    )
 
 
 def accept_recorded_since(repo: Repo, ref: str, tip: str | None, *, depth: int = 20) -> str | None:

@@ -14,7 +14,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
@@ -56,6 +56,10 @@ class Change:
 class Rollback:
     restored: list[str]
     kept: list[str]  # changed by someone else since: left as they are
+    # Of `kept`, the files whose old text could not come back because something of the other
+    # kind took their place (a file where they need a directory, a directory where they were a
+    # file: the user's, left as it is), each with the blob of that text.
+    in_the_way: dict[str, str] = field(default_factory=dict)
 
 
 def read_raw(repo: Repo, rel: str) -> bytes | None:
@@ -180,7 +184,7 @@ def _holds(repo: Repo, tip: str | None, intent: Intent, depth: int) -> bool:
 def _disk_id(repo: Repo, rel: str) -> str | None:
     try:
         data = read_raw(repo, rel)
-    except OSError:
+    except (OSError, UnsafePathError):  # a symlink on its way: not tm's text, kept
         return "unreadable"
     return None if data is None else blob_id(data)
 
@@ -212,6 +216,14 @@ def roll_back(repo: Repo, intent: Intent) -> Rollback:
                 write_atomic(repo, f.path, before, tag=tag, check=check, executable=f.executable)
         except _ChangedMeanwhile:
             done.kept.append(f.path)
+            continue
+        except UnsafePathError:
+            # Its place holds the other kind now (the user saved a file `lib` where `lib/x.py`
+            # comes back, or a file below a directory `lib` where the file comes back): kept
+            # as the user left it, and the old text named, never an error on every command.
+            done.kept.append(f.path)
+            if f.before is not None:
+                done.in_the_way[f.path] = f.before
             continue
         done.restored.append(f.path)
     return done
