@@ -655,7 +655,12 @@ def unified_diff(fp: FilePlan) -> str:
     b = (fp.after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
     src = f"a/{fp.path}" if fp.before is not None else "/dev/null"
     dst = f"b/{fp.path}" if fp.after is not None else "/dev/null"
-    return "".join(difflib.unified_diff(a, b, src, dst))
+    # A last line without a line break is marked as git marks it, not glued to the next line
+    # of the diff (`-b+b` where a line is added after a file's unterminated last line).
+    return "".join(
+        line + "\n\\ No newline at end of file\n" if line.splitlines() == [line] else line
+        for line in difflib.unified_diff(a, b, src, dst)
+    )
 
 
 def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = None) -> Committed:

@@ -1,0 +1,36 @@
+"""Replies an audit found tm wrote wrongly (Gate A passing, the proposal CONFIRMED), through
+`tm ask` on the loopback model server and `tm accept`, checked on disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Initialise, tm, tm_ask
+from tests.modelserver import ModelServer
+
+
+def _ask(repo: Path, server: ModelServer, reply: str, request: str) -> list[dict[str, object]]:
+    server.add(reply)
+    proc = tm_ask(repo, server, request, "--json")
+    assert proc.returncode == 0, proc.stderr
+    proposals: list[dict[str, object]] = json.loads(proc.stdout)["proposals"]
+    return proposals
+
+
+def test_a_line_added_after_a_last_line_without_a_break_is_a_line_of_its_own(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"requirements.txt": "requests==2.32.0\nflask==3.0.0", "app.py": "import flask\n"})
+    reply = (
+        "```diff\n--- a/requirements.txt\n+++ b/requirements.txt\n@@ -1,2 +1,3 @@\n"
+        " requests==2.32.0\n flask==3.0.0\n+click==8.1.7\n```\n"
+    )
+    (prop,) = _ask(repo, server, reply, "add click to the requirements")
+    shown = tm(repo, "diff", str(prop["id"])).stdout
+    assert "-flask==3.0.0\n\\ No newline at end of file\n+flask==3.0.0\n+click==8.1.7\n" in shown
+    assert tm(repo, "accept", str(prop["id"])).returncode == 0
+    assert (
+        repo / "requirements.txt"
+    ).read_bytes() == b"requests==2.32.0\nflask==3.0.0\nclick==8.1.7"
+    assert tm(repo, "status", "--check").returncode == 0
