@@ -12,8 +12,9 @@ HTML comment:
 change and nothing else, and the proposals name exactly those; `@file` for a file tm reads no
 definitions in), or `{"blocked": "<words of the reason>"}`. `"allow_delete": true` accepts as
 `tm accept --allow-delete` does. `"final_newline": false` commits the file without its last
-line break (in a repository of its own: the other cases see the file as shipped), and `"tail"`
-is what the file must end with once applied (for changes no definition holds).
+line break (in a repository of its own: the other cases see the file as shipped), `"tail"` is
+what the file must end with once applied and `"contains"` a text it must hold (for what
+comparing definitions cannot see: a line break, the inside of a string).
 
 A case is judged by its effects on the file, through the real pipeline (`build` on a real
 State Map, then the accept plan, which writes nothing): "applied" when every effect holds,
@@ -62,6 +63,7 @@ class Case:
     allow_delete: bool = False
     final_newline: bool = True
     tail: str | None = None
+    contains: str | None = None
 
     @property
     def project(self) -> str:
@@ -109,6 +111,7 @@ def load_cases() -> list[Case]:
                 bool(meta.get("allow_delete", False)),
                 bool(meta.get("final_newline", True)),
                 meta.get("tail"),
+                meta.get("contains"),
             )
         )
     return cases
@@ -238,6 +241,8 @@ def effects(case: Case, before: bytes, after: bytes) -> str | None:
         return "the file's first line (its shebang) is no longer first"
     if case.tail is not None and not after.endswith(case.tail.encode()):
         return f"the file ends {after[-80:]!r}, expected {case.tail!r}"
+    if case.contains is not None and case.contains.encode() not in after:
+        return f"the file does not hold {case.contains!r}"
     if FILE_SYMBOL in expected:
         return None if before != after else "the file did not change"
     old = {s.name: before[s.start : s.end] for s in extract(case.path, before).symbols}

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import Initialise, tm, tm_ask
+from tests.edits.realcorpus import CODE
 from tests.modelserver import ModelServer
 
 
@@ -34,3 +35,23 @@ def test_a_line_added_after_a_last_line_without_a_break_is_a_line_of_its_own(
         repo / "requirements.txt"
     ).read_bytes() == b"requests==2.32.0\nflask==3.0.0\nclick==8.1.7"
     assert tm(repo, "status", "--check").returncode == 0
+
+
+def test_a_loose_search_replace_keeps_the_inside_of_a_new_multiline_string(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    path = "src/requests/sessions.py"
+    sessions = (CODE / "requests" / path).read_text()
+    initialised({path: sessions})
+    reply = (
+        f"{path}\n```python\n<<<<<<< SEARCH\nfor v in self.adapters.values():\n    v.close()\n"
+        '=======\nfor v in self.adapters.values():\n    v.close()\nlog.debug("""closed adapters:\n'
+        '%s\n""", list(self.adapters))\n>>>>>>> REPLACE\n```\n'
+    )
+    (prop,) = _ask(repo, server, reply, "Session.close: log which adapters it closed")
+    assert tm(repo, "accept", str(prop["id"])).returncode == 0
+    closed = (
+        "            v.close()\n"
+        '        log.debug("""closed adapters:\n%s\n""", list(self.adapters))\n'
+    )
+    assert (repo / path).read_text() == sessions.replace("            v.close()\n", closed, 1)

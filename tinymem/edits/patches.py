@@ -6,7 +6,8 @@ lines (every SEARCH text) must match exactly one place, comparing lines with the
 endings and trailing whitespace set aside; anything else blocks the edit and names the hunk. A
 SEARCH text that matches nowhere so may match exactly once with leading whitespace set aside
 too (a model's spaces for gofmt's tabs, or the common indentation stripped): it is applied
-there, its REPLACE re-indented as the file indents those lines.
+there, its REPLACE re-indented as the file indents those lines (not the lines inside a
+multi-line string the SEARCH does not show: `loosestrings.py`).
 Lines the edit keeps are the file's own bytes; new lines take the file's line endings.
 A file's last line with no line break that the edit puts lines after gets one (as `git apply`
 writes it); whether the file still ends with a line break is what the diff's `\\ No newline
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tinymem.edits.loosestrings import keep_literals
 from tinymem.edits.searchreplace import parse_pairs
 from tinymem.edits.udiff import parse_diff
 
@@ -233,6 +235,17 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
                         f"{label}: its SEARCH text matches {path} only with leading whitespace"
                         " set aside, and its indentation does not say how to indent the"
                         " REPLACE text; copy the lines as the file has them",
+                        added,
+                    )
+                indented, unseen = keep_literals(path, lines, loose[0], old, new, indented)
+                if unseen is not None:
+                    return Patched(
+                        None,
+                        f"{label}: its SEARCH text matches {path} only with leading whitespace"
+                        f" set aside, and line {unseen} of its REPLACE text may lie inside a"
+                        " multi-line string, where indentation is the string's value: tm has"
+                        f" no grammar for {path} to tell, so it does not re-indent it; copy the"
+                        " lines as the file has them",
                         added,
                     )
                 found, old, new = loose, lines[loose[0] : loose[0] + len(old)], indented
