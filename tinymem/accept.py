@@ -296,7 +296,11 @@ def _check_one(
     if user_placed:
         # Judged at ask time as if the reply had named the file: only the placement was left.
         check.notes.append(
-            f"the reply named no file; the user confirmed {path} with --path (tm had inferred it)"
+            f"the user confirmed a second definition in {path} with --path (tm had held it:"
+            " another file defines it)"
+            if p.placement == "elsewhere"
+            else f"the reply named no file; the user confirmed {path} with --path (tm had"
+            " inferred it)"
         )
         asked = "pass" if asked.startswith("INFERRED:") else asked
     elif p.confidence != Confidence.CONFIRMED.value:
@@ -461,6 +465,12 @@ _HAS_STEP = ("`tm ", "tm adopt", "--allow-delete", "--overwrite-stale", "--path"
 def next_step(p: Proposal, g: GateResult) -> str | None:
     """What the user can do about this blocked gate, or None when its reason says it."""
     detail = g.detail
+    if confirmable(p) and detail.startswith("INFERRED:") and p.placement == "elsewhere":
+        return (
+            f"if a second definition in {p.path} is what you want, `tm accept {p.id} --path"
+            f" {p.path}` writes it (`tm diff {p.id}` shows what it would write), else"
+            f" `tm reject {p.id}`"
+        )
     if confirmable(p) and detail.startswith("INFERRED:"):
         return (
             f"the reply named no file: if {p.path} is where it belongs, `tm accept {p.id}"
@@ -488,11 +498,12 @@ def next_step(p: Proposal, g: GateResult) -> str | None:
 
 
 def confirmable(p: Proposal) -> bool:
-    """An INFERRED proposal whose only open question is its file (correlation chose it):
-    `tm accept ID --path FILE` is the user answering it."""
+    """An INFERRED proposal whose only open question is its file (correlation chose it, or
+    a definition it adds is in another file already: `edits/elsewhere.py`): `tm accept ID
+    --path FILE` is the user answering it."""
     return (
         p.confidence == Confidence.INFERRED.value
-        and p.placement == "inferred"
+        and p.placement in ("inferred", "elsewhere")
         and p.path is not None
         and p.kind != "unresolved"
     )

@@ -47,7 +47,9 @@ class Proposal:
     repairs: str | None = None  # the blocked proposal of the round before that it answers
     superseded_by: list[str] = field(default_factory=list)
     # "named": the reply (or the request, see `edits.proposals`) named the file; "inferred":
-    # correlation chose it, and `tm accept ID --path FILE` is the user confirming it.
+    # correlation chose it, and `tm accept ID --path FILE` is the user confirming it;
+    # "elsewhere": a definition it adds is defined alike in another file (`edits.elsewhere`),
+    # and `tm accept ID --path FILE` is the user confirming a second definition.
     placement: str = "named"
     # kind "note": what a NOTE line asks to remember, {"kind", "text", "anchors": [targets],
     # "source"} (`edits/noteproposals.py`); accepting it writes the note (`notes/`)

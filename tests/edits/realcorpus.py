@@ -182,9 +182,11 @@ def judge(workdir: Path, case: Case) -> Verdict:
         hydrated,
         "corpus",
         qualified=Request.parse(case.request).qualified,
+        cache_dir=repo.cache_dir,
     )
     writer.flush()
     elsewhere = [p for p in outcome.proposals if p.path is not None and p.path != case.path]
+    stopped: list[str] = []  # why the gates stopped those
     if elsewhere:
         # A file the case does not name would be written (a new file invented from a name):
         # wrong, unless every gate stops it.
@@ -192,10 +194,11 @@ def judge(workdir: Path, case: Case) -> Verdict:
         written = sorted(f.path for f in other.files.values() if f.after != f.before)
         if written:
             return Verdict("wrong", f"it would write {written}", [])
+        stopped = [f"{c.blocked.gate}: {c.blocked.detail}" for c in other.checks if c.blocked]
     proposals = [p for p in outcome.proposals if p.path == case.path]
     before = (workdir / case.path).read_bytes()
     if not proposals:
-        return Verdict("blocked", "no proposal for the file", [str(outcome.refused)])
+        return Verdict("blocked", "no proposal for the file", [str(outcome.refused), *stopped])
     result = plan(repo, view, proposals, allow_delete=case.allow_delete)
     if len(proposals) > 1:
         # `tm accept --all` takes proposals in the order of their random ids: the verdict
@@ -250,8 +253,11 @@ def effects(case: Case, before: bytes, after: bytes) -> str | None:
     lost = sorted(set(old) - set(new) - {n for n, op in expected.items() if op == "delete"})
     if lost:
         return f"definitions lost or renamed: {lost[:5]}"
-    added = sorted(set(new) - set(old))
     want_added = sorted(n for n, op in expected.items() if op == "add")
+    # A new class comes with its members.
+    added = sorted(
+        n for n in set(new) - set(old) if not any(n.startswith(w + ".") for w in want_added)
+    )
     if added != want_added:
         return f"added {added}, expected {want_added}"
     changed = sorted(n for n in old if n in new and old[n] != new[n])
