@@ -41,6 +41,7 @@ from tinymem.notes.model import Note
 from tinymem.notes.proposed import fresh_id, proposal_note, rejection_note
 from tinymem.notes.store import check_text, note_edits
 from tinymem.proposalrecords import Proposal, pending, store
+from tinymem.reapply import reapply
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
@@ -64,6 +65,9 @@ class Check:
     proposal: Proposal
     gates: list[GateResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. "whole file elided: symbols spliced"
+    # A diff or SEARCH/REPLACE proposal's edit applied again to the file as tm's own accepts
+    # left it (`reapply.py`): the text it writes instead of its ask-time file.
+    rebased: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -213,7 +217,7 @@ def plan(
                 GateResult("B", True, "accepted by the user"),
             ]
             continue
-        _check_one(view, check, fp, overwrite, allow_delete, result, p.path in confirmed)
+        _check_one(view, check, fp, overwrite, allow_delete, result, p.path in confirmed, repo)
         if check.ok:
             fp.proposals.append(p.id)
             result.changes.setdefault(_change_key(p), p.id)
@@ -284,6 +288,7 @@ def _check_one(
     allow_delete: bool,
     plan_: Plan,
     placed: bool = False,
+    repo: Repo | None = None,
 ) -> None:
     p = check.proposal
     path = p.path
@@ -333,9 +338,25 @@ def _check_one(
     saved_before = list(plan_.overwritten)
     whole = p.kind in ("whole-file", "new-file") or _removes_file(p, live)
     file_named = whole and path in overwrite  # the whole file is kept, below
+    # Proposals that passed earlier in this run changed the file: a whole file computed on
+    # the text the model saw would write their lines back as they were.
+    in_run = whole and (path in plan_.changed_by or (fp.after != fp.before and bool(fp.proposals)))
+    moved = in_run or (whole and fp.before_oid != p.file_base)
+    if moved and repo is not None and current_text is not None:
+        again = reapply(repo, view, p, fp.before_oid, current_text)
+        if again is not None:
+            # Nothing of the user's would be replaced: --overwrite-stale has nothing to do.
+            file_named = False
+            check.rebased = again.data
+            by = [f"proposal {x}, accepted in this run" for x in fp.proposals]
+            by += [f"accept {e}" for e in again.accepts]
+            check.notes.append(
+                f"{path} changed since the model saw it only by tm ({'; '.join(by)}): this"
+                " proposal's edit is applied again to the file as it is now"
+            )
     for e in p.entities:
         key = entity_key(path, e.symbol)
-        if file_named:
+        if file_named or (check.rebased is not None and e.symbol == FILE_SYMBOL):
             continue
         if e.op in ("modify", "delete"):
             if e.symbol == FILE_SYMBOL:
@@ -360,7 +381,9 @@ def _check_one(
         elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
             etv_problems.append(f"{key} (now exists on disk)")
             to_name.append(key)
-    if whole and path in plan_.changed_by:
+    if check.rebased is not None:
+        pass  # the file moved by tm's accepts alone, and the edit still applies
+    elif in_run:
         conflicts.append(path)
     elif whole and fp.before_oid != p.file_base:
         # A whole file replaces every line, including a hand edit outside any definition
@@ -384,7 +407,10 @@ def _check_one(
     gone = {n for n in live if entity_key(path, n) in plan_.deleted}
     gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete, gone)
     if conflicts and gate_a is None:
-        earlier = sorted({plan_.changed_by[k] for k in conflicts})
+        earlier = sorted(
+            {plan_.changed_by[k] for k in conflicts if k in plan_.changed_by}
+            | (set(fp.proposals) if path in conflicts else set())
+        )
         gate_a = (
             f"conflicts with {', '.join(earlier)}, accepted in this run, which changes "
             + ", ".join(conflicts)
@@ -555,6 +581,8 @@ def _merge(
     if text is None:
         raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
     if p.kind == "whole-file":
+        if check.rebased is not None:
+            return check.rebased
         if not p.elisions and p.gates.get("A") == "pass":
             return in_file_form(block, text)
         reps, skipped = _complete_symbols(view, path, block, text)

@@ -601,6 +601,7 @@ def _edit_proposal(
         ctx.live_files.get(path),
         list(block.elisions),
         format=block.format,
+        edit=ctx.writer.blob(block.code.encode()),
     )
     texts: dict[str, bytes] = {}
     cuts: list[Shrink] = []  # definitions it leaves with most of their body removed
