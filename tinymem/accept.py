@@ -44,6 +44,7 @@ from tinymem.notes.model import Note
 from tinymem.notes.proposed import fresh_id, proposal_note, rejection_note
 from tinymem.notes.store import check_text, note_edits
 from tinymem.proposalrecords import Proposal, pending, store
+from tinymem.reapply import reapply
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
@@ -67,6 +68,9 @@ class Check:
     proposal: Proposal
     gates: list[GateResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. "whole file elided: symbols spliced"
+    # A diff or SEARCH/REPLACE proposal's edit applied again to the file as tm's own accepts
+    # left it (`reapply.py`): the text it writes instead of its ask-time file.
+    rebased: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -216,7 +220,7 @@ def plan(
                 GateResult("B", True, "accepted by the user"),
             ]
             continue
-        _check_one(view, check, fp, overwrite, allow_delete, result, p.path in confirmed)
+        _check_one(view, check, fp, overwrite, allow_delete, result, p.path in confirmed, repo)
         if check.ok:
             fp.proposals.append(p.id)
             result.changes.setdefault(_change_key(p), p.id)
@@ -342,6 +346,7 @@ def _check_one(
     allow_delete: bool,
     plan_: Plan,
     placed: bool = False,
+    repo: Repo | None = None,
 ) -> None:
     p = check.proposal
     path = p.path
@@ -354,7 +359,11 @@ def _check_one(
     if user_placed:
         # Judged at ask time as if the reply had named the file: only the placement was left.
         check.notes.append(
-            f"the reply named no file; the user confirmed {path} with --path (tm had inferred it)"
+            f"the user confirmed a second definition in {path} with --path (tm had held it:"
+            " another file defines it)"
+            if p.placement == "elsewhere"
+            else f"the reply named no file; the user confirmed {path} with --path (tm had"
+            " inferred it)"
         )
         asked = "pass" if asked.startswith("INFERRED:") else asked
     elif p.confidence != Confidence.CONFIRMED.value:
@@ -387,9 +396,25 @@ def _check_one(
     saved_before = list(plan_.overwritten)
     whole = p.kind in ("whole-file", "new-file") or _removes_file(p, live)
     file_named = whole and path in overwrite  # the whole file is kept, below
+    # Proposals that passed earlier in this run changed the file: a whole file computed on
+    # the text the model saw would write their lines back as they were.
+    in_run = whole and (path in plan_.changed_by or (fp.after != fp.before and bool(fp.proposals)))
+    moved = in_run or (whole and fp.before_oid != p.file_base)
+    if moved and repo is not None and current_text is not None:
+        again = reapply(repo, view, p, fp.before_oid, current_text)
+        if again is not None:
+            # Nothing of the user's would be replaced: --overwrite-stale has nothing to do.
+            file_named = False
+            check.rebased = again.data
+            by = [f"proposal {x}, accepted in this run" for x in fp.proposals]
+            by += [f"accept {e}" for e in again.accepts]
+            check.notes.append(
+                f"{path} changed since the model saw it only by tm ({'; '.join(by)}): this"
+                " proposal's edit is applied again to the file as it is now"
+            )
     for e in p.entities:
         key = entity_key(path, e.symbol)
-        if file_named:
+        if file_named or (check.rebased is not None and e.symbol == FILE_SYMBOL):
             continue
         if e.op in ("modify", "delete"):
             if e.symbol == FILE_SYMBOL:
@@ -414,7 +439,9 @@ def _check_one(
         elif e.op == "add" and e.symbol in disk_syms and key not in overwrite:
             etv_problems.append(f"{key} (now exists on disk)")
             to_name.append(key)
-    if whole and path in plan_.changed_by:
+    if check.rebased is not None:
+        pass  # the file moved by tm's accepts alone, and the edit still applies
+    elif in_run:
         conflicts.append(path)
     elif whole and fp.before_oid != p.file_base:
         # A whole file replaces every line, including a hand edit outside any definition
@@ -438,7 +465,10 @@ def _check_one(
     gone = {n for n in live if entity_key(path, n) in plan_.deleted}
     gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete, gone)
     if conflicts and gate_a is None:
-        earlier = sorted({plan_.changed_by[k] for k in conflicts})
+        earlier = sorted(
+            {plan_.changed_by[k] for k in conflicts if k in plan_.changed_by}
+            | (set(fp.proposals) if path in conflicts else set())
+        )
         gate_a = (
             f"conflicts with {', '.join(earlier)}, accepted in this run, which changes "
             + ", ".join(conflicts)
@@ -519,6 +549,12 @@ _HAS_STEP = ("`tm ", "tm adopt", "--allow-delete", "--overwrite-stale", "--path"
 def next_step(p: Proposal, g: GateResult) -> str | None:
     """What the user can do about this blocked gate, or None when its reason says it."""
     detail = g.detail
+    if confirmable(p) and detail.startswith("INFERRED:") and p.placement == "elsewhere":
+        return (
+            f"if a second definition in {p.path} is what you want, `tm accept {p.id} --path"
+            f" {p.path}` writes it (`tm diff {p.id}` shows what it would write), else"
+            f" `tm reject {p.id}`"
+        )
     if confirmable(p) and detail.startswith("INFERRED:"):
         return (
             f"the reply named no file: if {p.path} is where it belongs, `tm accept {p.id}"
@@ -546,11 +582,12 @@ def next_step(p: Proposal, g: GateResult) -> str | None:
 
 
 def confirmable(p: Proposal) -> bool:
-    """An INFERRED proposal whose only open question is its file (correlation chose it):
-    `tm accept ID --path FILE` is the user answering it."""
+    """An INFERRED proposal whose only open question is its file (correlation chose it, or
+    a definition it adds is in another file already: `edits/elsewhere.py`): `tm accept ID
+    --path FILE` is the user answering it."""
     return (
         p.confidence == Confidence.INFERRED.value
-        and p.placement == "inferred"
+        and p.placement in ("inferred", "elsewhere")
         and p.path is not None
         and p.kind != "unresolved"
     )
@@ -606,6 +643,8 @@ def _merge(
             raise UsageError(f"{path} no longer exists, and the State Map records it deleted")
         raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
     if p.kind == "whole-file":
+        if check.rebased is not None:
+            return check.rebased
         if not p.elisions and p.gates.get("A") == "pass":
             return in_file_form(block, text)
         reps, skipped = _complete_symbols(view, path, block, text)
@@ -726,7 +765,12 @@ def unified_diff(fp: FilePlan) -> str:
     b = (fp.after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
     src = f"a/{fp.path}" if fp.before is not None else "/dev/null"
     dst = f"b/{fp.path}" if fp.after is not None else "/dev/null"
-    return "".join(difflib.unified_diff(a, b, src, dst))
+    # A last line without a line break is marked as git marks it, not glued to the next line
+    # of the diff (`-b+b` where a line is added after a file's unterminated last line).
+    return "".join(
+        line + "\n\\ No newline at end of file\n" if line.splitlines() == [line] else line
+        for line in difflib.unified_diff(a, b, src, dst)
+    )
 
 
 def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = None) -> Committed:

@@ -395,6 +395,7 @@ def _converse(
             qualified=qualified,
             taken={p.id for p in everything.proposals},
             shown_later=shown,
+            cache_dir=repo.cache_dir,
         )
         # Durable now, so that the follow-up can read the blocks back; referenced only once
         # the episode is committed (until then `git gc` may prune them, as it should).

@@ -47,11 +47,16 @@ class Proposal:
     repairs: str | None = None  # the blocked proposal of the round before that it answers
     superseded_by: list[str] = field(default_factory=list)
     # "named": the reply (or the request, see `edits.proposals`) named the file; "inferred":
-    # correlation chose it, and `tm accept ID --path FILE` is the user confirming it.
+    # correlation chose it, and `tm accept ID --path FILE` is the user confirming it;
+    # "elsewhere": a definition it adds is defined alike in another file (`edits.elsewhere`),
+    # and `tm accept ID --path FILE` is the user confirming a second definition.
     placement: str = "named"
     # kind "note": what a NOTE line asks to remember, {"kind", "text", "anchors": [targets],
     # "source"} (`edits/noteproposals.py`); accepting it writes the note (`notes/`)
     note: dict[str, Any] | None = None
+    # format "udiff" / "search-replace": blob of the edit as the reply wrote it, applied again
+    # when tm itself changed the file since (`tinymem/reapply.py`)
+    edit: str | None = None
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]
@@ -60,6 +65,8 @@ class Proposal:
         raw = asdict(self)
         if raw["note"] is None:
             del raw["note"]  # the records of code proposals stay as they were
+        if raw["edit"] is None:
+            del raw["edit"]
         return json.dumps(raw, indent=1, ensure_ascii=False).encode() + b"\n"
 
     @classmethod
@@ -82,7 +89,7 @@ def store(writer: ObjectWriter, p: Proposal) -> str:
     id, every blob the record names (block, file base, artifacts, bases). Reachable through
     tree entries, they survive `git gc` and travel with `git clone --mirror`."""
     record = writer.blob(p.to_bytes())
-    named = {p.block, p.file_base}
+    named = {p.block, p.file_base, p.edit}
     for e in p.entities:
         named.update((e.artifact, e.base))
     pins = sorted(oid for oid in named if oid is not None)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,12 +24,25 @@ def proposal_doc(repo: Repo, view: StateView, p: Proposal) -> dict[str, Any]:
     check = single.checks[0]
     fp = single.files.get(p.path or "")
     diff = unified_diff(fp) if fp is not None and check.ok else ""
+    preview = None  # the command whose writing `diff` shows, when accepting as is writes nothing
     if not check.ok and confirmable(p) and p.path is not None:
         # What `tm accept ID --path FILE` would write: the user decides on seeing it.
         placed = plan(repo, view, [p], placed={p.path})
         would = placed.files.get(p.path)
         if placed.checks[0].ok and would is not None:
             diff = unified_diff(would)
+            preview = f"tm accept {p.id} --path {shlex.quote(p.path)}"
+    elif check.blocked is not None and check.blocked.gate == "ETV" and p.path is not None:
+        # What `--overwrite-stale` would write over the user's text: seen before it is named.
+        names = _overwrite_names(check.blocked.detail)
+        if names:
+            forced = plan(repo, view, [p], overwrite_stale=set(names))
+            would = forced.files.get(p.path)
+            if forced.checks[0].ok and would is not None:
+                diff = unified_diff(would)
+                preview = f"tm accept {p.id} " + " ".join(
+                    f"--overwrite-stale {shlex.quote(n)}" for n in names
+                )
     lines = diff.splitlines()
     return {
         "id": p.id,
@@ -40,9 +55,18 @@ def proposal_doc(repo: Repo, view: StateView, p: Proposal) -> dict[str, Any]:
         "notes": check.notes,
         "note": p.note,
         "diff": diff,
+        "preview": preview,
         "added": sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++")),
         "removed": sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---")),
     }
+
+
+def _overwrite_names(detail: str) -> list[str]:
+    """The names a STALE gate's reason tells the user to give `--overwrite-stale`."""
+    names: list[str] = []
+    for quoted in re.findall(r"--overwrite-stale ('[^']*'|[^ `]+)", detail):
+        names.extend(shlex.split(quoted))
+    return list(dict.fromkeys(names))
 
 
 def accept_doc(result: AcceptResult) -> dict[str, Any]:

@@ -11,7 +11,10 @@ HTML comment:
 `expect` is either `{"applied": {symbol: "modify" | "add" | "delete"}}` (exactly those entities
 change and nothing else, and the proposals name exactly those; `@file` for a file tm reads no
 definitions in), or `{"blocked": "<words of the reason>"}`. `"allow_delete": true` accepts as
-`tm accept --allow-delete` does.
+`tm accept --allow-delete` does. `"final_newline": false` commits the file without its last
+line break (in a repository of its own: the other cases see the file as shipped), `"tail"` is
+what the file must end with once applied and `"contains"` a text it must hold (for what
+comparing definitions cannot see: a line break, the inside of a string).
 
 A case is judged by its effects on the file, through the real pipeline (`build` on a real
 State Map, then the accept plan, which writes nothing): "applied" when every effect holds,
@@ -58,10 +61,19 @@ class Case:
     expect: dict[str, object]
     reply: str
     allow_delete: bool = False
+    final_newline: bool = True
+    tail: str | None = None
+    contains: str | None = None
 
     @property
     def project(self) -> str:
         return self.file.split("/", 1)[0]
+
+    @property
+    def setup(self) -> str:
+        """The repository the case runs in: its project's, or one of its own when it changes
+        the file it commits."""
+        return self.project if self.final_newline else f"{self.project}~{self.name}"
 
     @property
     def path(self) -> str:
@@ -97,14 +109,20 @@ def load_cases() -> list[Case]:
                 meta["expect"],
                 reply,
                 bool(meta.get("allow_delete", False)),
+                bool(meta.get("final_newline", True)),
+                meta.get("tail"),
+                meta.get("contains"),
             )
         )
     return cases
 
 
-def make_repo(where: Path, files: list[str], *, keep_project: bool = False) -> Path:
+def make_repo(
+    where: Path, files: list[str], *, keep_project: bool = False, final_newline: bool = True
+) -> Path:
     """A git repository holding the given realcode files at their paths in their projects
-    (or, with `keep_project`, at `<project>/<path>`), tm init'ed."""
+    (or, with `keep_project`, at `<project>/<path>`; without `final_newline`, their last line
+    break taken away), tm init'ed."""
     if where.exists():
         shutil.rmtree(where)
     where.mkdir(parents=True)
@@ -113,6 +131,8 @@ def make_repo(where: Path, files: list[str], *, keep_project: bool = False) -> P
         target = where / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CODE / file, target)
+        if not final_newline:
+            target.write_bytes(target.read_bytes().rstrip(b"\n"))
     home = where.parent / f"{where.name}-home"
     home.mkdir(exist_ok=True)
     # Never the developer's own git configuration.
@@ -133,13 +153,14 @@ def make_repo(where: Path, files: list[str], *, keep_project: bool = False) -> P
 
 
 def repos_for(cases: list[Case], base: Path) -> Iterator[tuple[Path, list[Case]]]:
-    """One repository per project (all its files), with the cases against it."""
-    by_project: dict[str, list[Case]] = {}
+    """One repository per project (all its files), with the cases against it; a case that
+    changes the file it commits has one of its own (`Case.setup`)."""
+    by_setup: dict[str, list[Case]] = {}
     for case in cases:
-        by_project.setdefault(case.project, []).append(case)
-    for project, group in sorted(by_project.items()):
+        by_setup.setdefault(case.setup, []).append(case)
+    for setup, group in sorted(by_setup.items()):
         files = sorted({c.file for c in group})
-        yield make_repo(base / project, files), group
+        yield make_repo(base / setup, files, final_newline=group[0].final_newline), group
 
 
 def judge(workdir: Path, case: Case) -> Verdict:
@@ -161,9 +182,11 @@ def judge(workdir: Path, case: Case) -> Verdict:
         hydrated,
         "corpus",
         qualified=Request.parse(case.request).qualified,
+        cache_dir=repo.cache_dir,
     )
     writer.flush()
     elsewhere = [p for p in outcome.proposals if p.path is not None and p.path != case.path]
+    stopped: list[str] = []  # why the gates stopped those
     if elsewhere:
         # A file the case does not name would be written (a new file invented from a name):
         # wrong, unless every gate stops it.
@@ -171,10 +194,11 @@ def judge(workdir: Path, case: Case) -> Verdict:
         written = sorted(f.path for f in other.files.values() if f.after != f.before)
         if written:
             return Verdict("wrong", f"it would write {written}", [])
+        stopped = [f"{c.blocked.gate}: {c.blocked.detail}" for c in other.checks if c.blocked]
     proposals = [p for p in outcome.proposals if p.path == case.path]
     before = (workdir / case.path).read_bytes()
     if not proposals:
-        return Verdict("blocked", "no proposal for the file", [str(outcome.refused)])
+        return Verdict("blocked", "no proposal for the file", [str(outcome.refused), *stopped])
     result = plan(repo, view, proposals, allow_delete=case.allow_delete)
     if len(proposals) > 1:
         # `tm accept --all` takes proposals in the order of their random ids: the verdict
@@ -218,6 +242,10 @@ def effects(case: Case, before: bytes, after: bytes) -> str | None:
         return "the file no longer parses"
     if before.startswith(b"#!") and before.split(b"\n", 1)[0] != after.split(b"\n", 1)[0]:
         return "the file's first line (its shebang) is no longer first"
+    if case.tail is not None and not after.endswith(case.tail.encode()):
+        return f"the file ends {after[-80:]!r}, expected {case.tail!r}"
+    if case.contains is not None and case.contains.encode() not in after:
+        return f"the file does not hold {case.contains!r}"
     if FILE_SYMBOL in expected:
         return None if before != after else "the file did not change"
     old = {s.name: before[s.start : s.end] for s in extract(case.path, before).symbols}
@@ -225,8 +253,11 @@ def effects(case: Case, before: bytes, after: bytes) -> str | None:
     lost = sorted(set(old) - set(new) - {n for n, op in expected.items() if op == "delete"})
     if lost:
         return f"definitions lost or renamed: {lost[:5]}"
-    added = sorted(set(new) - set(old))
     want_added = sorted(n for n, op in expected.items() if op == "add")
+    # A new class comes with its members.
+    added = sorted(
+        n for n in set(new) - set(old) if not any(n.startswith(w + ".") for w in want_added)
+    )
     if added != want_added:
         return f"added {added}, expected {want_added}"
     changed = sorted(n for n in old if n in new and old[n] != new[n])

@@ -15,12 +15,12 @@ CASES = load_cases()
 @pytest.fixture(scope="module")
 def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("realcode")
-    return {group[0].project: repo for repo, group in repos_for(CASES, base)}
+    return {group[0].setup: repo for repo, group in repos_for(CASES, base)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_reply(case: Case, repos: dict[str, Path]) -> None:
-    verdict = judge(repos[case.project], case)
+    verdict = judge(repos[case.setup], case)
     expected = case.expect
     if "applied" in expected:
         assert verdict.outcome == "applied", (verdict.detail, verdict.reasons)

@@ -294,6 +294,10 @@ def test_info_path_beats_inline_comment_beats_heading() -> None:
         ("# TODO/FIXME", None),
         ("# Example usage", None),
         ("# see utils.py for details", None),
+        ("# In src/a.py:", "src/a.py"),
+        ("// In lib/x.ts:", "lib/x.ts"),
+        ("# In the meantime:", None),
+        ("# in utils.py", None),
     ],
 )
 def test_inline_comment_path(first: str, path: str | None) -> None:
@@ -315,6 +319,20 @@ def test_single_mid_body_separator_splits_off_the_preamble() -> None:
         ("b.py", "inline-comment", "# b.py\nB = 2\n"),
     ]
     assert [b.start_line for b in blocks] == [2, 5]
+
+
+def test_an_in_path_heading_separates_the_next_file() -> None:
+    # Audit D5: `# In src/b.py:` was code of a.py, and g was added to it as a new function.
+    text = (
+        f"{F}python\n# src/a.py\ndef f():\n    return 10\n# In src/b.py:\ndef g():\n"
+        f"    return 20\n{F}\n"
+    )
+    blocks = parse_reply(text).blocks
+    assert [(b.raw_path, b.path_source) for b in blocks] == [
+        ("src/a.py", "inline-comment"),
+        ("src/b.py", "inline-comment"),
+    ]
+    assert "def g" not in blocks[0].code
 
 
 def test_markdown_and_diff_fences_are_never_split() -> None:

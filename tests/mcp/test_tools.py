@@ -149,7 +149,11 @@ def test_an_edit_of_a_stale_entity_is_blocked_and_accepting_it_writes_nothing(
     assert prop["blocked"] is not None
     etv = [g for g in prop["gates"] if g["gate"] == "ETV"]
     assert etv and not etv[0]["ok"]
-    assert prop["diff"] == ""
+    # The diff is what the named remedy would write over the hand edit, and says so.
+    assert prop["preview"] == (
+        f"tm accept {prop['id']} --overwrite-stale {APP}::Flask.make_shell_context"
+    )
+    assert '-        rv = {"app": self, "g": g, "x": 1}' in prop["diff"]
     done = conn.ok("tm_accept", {"ids": [prop["id"]]})
     assert done["promoted"] == [] and done["episode"] is None
     [blocked] = done["blocked"]

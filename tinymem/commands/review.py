@@ -65,8 +65,7 @@ def diff_cmd(
             if not d["diff"]:
                 continue
             con.print(
-                f"  [yellow]placement[/] inferred: this is what `tm accept {d['id']} --path"
-                f" {escape(str(d['path']))}` would write"
+                f"  [yellow]preview[/] this is what `{escape(str(d['preview']))}` would write"
             )
         if d["note"]:
             asked = d["note"]

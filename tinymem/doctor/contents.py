@@ -106,6 +106,7 @@ def check_artifacts(repo: Repo, view: StateView, report: DoctorReport) -> bool:
             raw = json.loads(read_blob(repo.git, oid))
             need(raw.get("block"), f"proposal {pid} block")
             need(raw.get("file_base"), f"proposal {pid} file base")
+            need(raw.get("edit"), f"proposal {pid} edit")
             for e in raw.get("entities") or []:
                 need(e.get("artifact"), f"proposal {pid} {e.get('symbol')} artifact")
                 need(e.get("base"), f"proposal {pid} {e.get('symbol')} base")

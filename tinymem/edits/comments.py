@@ -19,6 +19,9 @@ __all__ = ["comment_path", "strip_comment_closer"]
 _COMMENT_OPEN_RE = re.compile(r"^(?:#+|//+|--|;+|%+|/\*+|<!--|\{/\*+)")
 _DECO_RE = re.compile(r"[-=*~#_]{2,}")
 _LABEL_PREFIX_RE = re.compile(r"^(?:file(?:name|path)?|path)[ \t]*[:=][ \t]*", re.I)
+# `# In src/b.py:`: a heading over the code of that file (the colon makes it one; `# in x.py`
+# under code is a remark).
+_IN_LABEL_RE = re.compile(r"^in[ \t]+(\S+):$", re.I)
 _NOTE_WORDS = ("new", "updated", "modified", "changed", "complete", "full", "entire", "unchanged")
 _MAX_PATH_COMMENT = 300  # a comment naming a file is short; longer lines are never one
 
@@ -63,6 +66,10 @@ def _named_in(inner: str, *, banner: bool) -> tuple[str, bool] | None:
         return None
     tokens = _strip_note(tokens)
     rest = " ".join(tokens)
+    heading = _IN_LABEL_RE.match(rest)
+    if heading is not None:
+        path = clean_token(heading.group(1))
+        return (path, True) if looks_like_path(path, loose=False) else None
     label = _LABEL_PREFIX_RE.match(rest)
     if label is not None:
         rest = rest[label.end() :]
@@ -78,7 +85,8 @@ def _named_in(inner: str, *, banner: bool) -> tuple[str, bool] | None:
 def comment_path(line: str) -> tuple[str, bool] | None:
     """(path, decorated) when the whole line is a comment naming a file, e.g. `# --- a.py ---`.
 
-    Forms: `<opener> [deco] [File:|filename:|path:] PATH [(note)] [deco] [closer]` with opener
+    Forms: `<opener> [deco] [File:|filename:|path:] PATH [(note)] [deco] [closer]` or
+    `<opener> In PATH:` (a known extension or file name required), with opener
     one of `#` `//` `--` `;` `%` `/*` `<!--` `{/*`, or a bare banner `--- PATH ---` (decoration
     on both sides required). `decorated` (a banner, a label, or `##`) makes a mid-body line a
     file separator even with no blank line above it.

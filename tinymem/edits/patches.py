@@ -6,14 +6,20 @@ lines (every SEARCH text) must match exactly one place, comparing lines with the
 endings and trailing whitespace set aside; anything else blocks the edit and names the hunk. A
 SEARCH text that matches nowhere so may match exactly once with leading whitespace set aside
 too (a model's spaces for gofmt's tabs, or the common indentation stripped): it is applied
-there, its REPLACE re-indented as the file indents those lines.
+there, its REPLACE re-indented as the file indents those lines (not the lines inside a
+multi-line string the SEARCH does not show: `loosestrings.py`).
 Lines the edit keeps are the file's own bytes; new lines take the file's line endings.
+A file's last line with no line break that the edit puts lines after gets one (as `git apply`
+writes it); whether the file still ends with a line break is what the diff's `\\ No newline
+at end of file` markers say, as git reads them, and where they say nothing (models never
+write them, and no SEARCH/REPLACE block can) what the file did.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tinymem.edits.loosestrings import keep_literals
 from tinymem.edits.searchreplace import parse_pairs
 from tinymem.edits.udiff import parse_diff
 
@@ -103,8 +109,16 @@ def _reindent(
     return out
 
 
-def _replace(lines: list[bytes], at: int, ops: list[tuple[str, bytes]], eol: bytes) -> list[bytes]:
-    """`lines` with the matched region rewritten by `ops` (context keeps the file's bytes)."""
+def _replace(
+    lines: list[bytes],
+    at: int,
+    ops: list[tuple[str, bytes]],
+    eol: bytes,
+    final: bool | None = None,
+) -> list[bytes]:
+    """`lines` with the matched region rewritten by `ops` (context keeps the file's bytes).
+    When the region reaches the end of the file, `final` says whether the file then ends with
+    a line break (None: as it did)."""
     out: list[bytes] = []
     index = at
     for op, text in ops:
@@ -115,10 +129,27 @@ def _replace(lines: list[bytes], at: int, ops: list[tuple[str, bytes]], eol: byt
             index += 1
         else:
             out.append(text + eol)
-    at_end = index == len(lines) and bool(lines) and not lines[-1].endswith(b"\n")
-    if at_end and out and out[-1].endswith(eol) and ops and ops[-1][0] == "+":
-        out[-1] = out[-1][: -len(eol)]  # the file had no final newline: keep it so
-    return [*lines[:at], *out, *lines[index:]]
+    if index < len(lines):
+        # Every line of the region had its line break: the file's last line is after it.
+        return [*lines[:at], *out, *lines[index:]]
+    # The file's old last line, kept as context, may have no line break: one that is not
+    # last any more needs one, or the next line is glued onto it.
+    out = [line if _bare(line) != line else line + eol for line in out[:-1]] + out[-1:]
+    result = [*lines[:at], *out]
+    if final is None:
+        final = not lines or _bare(lines[-1]) != lines[-1]
+    if result:
+        last = result[-1]
+        bare = _bare(last)
+        result[-1] = bare + (last[len(bare) :] or eol) if final else bare
+    return result
+
+
+def _bare(line: bytes) -> bytes:
+    """A line without its line break (bytes.splitlines ends lines at \\r\\n, \\n or \\r)."""
+    if line.endswith(b"\r\n"):
+        return line[:-2]
+    return line[:-1] if line.endswith((b"\n", b"\r")) else line
 
 
 def _label(kind: str, number: int, header: str) -> str:
@@ -141,7 +172,8 @@ def _apply_diff(code: str, original: bytes | None, path: str) -> Patched:
         if original is not None:
             return Patched(None, f"the diff creates {path}, which tm already has", added)
         new = [text for h in diff.hunks for op, text in h.lines if op != "-"]
-        return Patched(("\n".join(new) + "\n").encode(), None, added, creates=True)
+        end = "" if diff.hunks and diff.hunks[-1].says_final_newline is False else "\n"
+        return Patched(("\n".join(new) + end).encode(), None, added, creates=True)
     if original is None:
         return Patched(None, f"tm has no text of {path} to apply the diff to", added)
     if diff.new_path is None:
@@ -160,7 +192,7 @@ def _apply_diff(code: str, original: bytes | None, path: str) -> Patched:
                 None, f"{label} matches {where} in the State Map's {path}", added, hunk.hint
             )
         ops = [(op, text.encode()) for op, text in hunk.lines]
-        lines = _replace(lines, found[0], ops, eol)
+        lines = _replace(lines, found[0], ops, eol, hunk.says_final_newline)
     return Patched(b"".join(lines), None, added)
 
 
@@ -203,6 +235,17 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
                         f"{label}: its SEARCH text matches {path} only with leading whitespace"
                         " set aside, and its indentation does not say how to indent the"
                         " REPLACE text; copy the lines as the file has them",
+                        added,
+                    )
+                indented, unseen = keep_literals(path, lines, loose[0], old, new, indented)
+                if unseen is not None:
+                    return Patched(
+                        None,
+                        f"{label}: its SEARCH text matches {path} only with leading whitespace"
+                        f" set aside, and line {unseen} of its REPLACE text may lie inside a"
+                        " multi-line string, where indentation is the string's value: tm has"
+                        f" no grammar for {path} to tell, so it does not re-indent it; copy the"
+                        " lines as the file has them",
                         added,
                     )
                 found, old, new = loose, lines[loose[0] : loose[0] + len(old)], indented

@@ -15,7 +15,7 @@ and every entity's artifact is its text exactly as accepting would write it.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tinymem.edits.align import align
@@ -23,6 +23,7 @@ from tinymem.edits.alignment import Alignment, Evidence, leaf, plain, signature
 from tinymem.edits.changes import changes_between
 from tinymem.edits.comments import comment_path
 from tinymem.edits.elisions import find_elisions
+from tinymem.edits.elsewhere import Definitions, defined_elsewhere
 from tinymem.edits.filekinds import target_problem
 from tinymem.edits.fragments import (
     Shrink,
@@ -75,6 +76,9 @@ class _Context:
     qualified: frozenset[str]  # dotted names in the request
     episode_id: str
     taken: set[str]
+    definitions: Definitions
+    # proposal id -> (symbol, text) of each definition it adds (its blobs are not flushed yet)
+    added: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
 
     def new_id(self) -> str:
         while True:
@@ -101,13 +105,16 @@ def build(
     qualified: frozenset[str] = frozenset(),
     taken: set[str] | None = None,
     shown_later: dict[str, str] | None = None,
+    cache_dir: str | None = None,
 ) -> Outcome:
     """Proposals for every block and DELETE line of a reply. `hydrated` maps the entity keys
     shown in the prompt to their artifacts; `qualified` holds the dotted names the request
     used (`Session.send`): the evidence that decides between same-named members; `taken`
     holds proposal ids already given out (earlier rounds of the same ask); `shown_later`,
     entities a repair follow-up showed: they count for Gate B, not as evidence (a follow-up
-    shows every candidate of a name, which would undo what the request's hydration decided)."""
+    shows every candidate of a name, which would undo what the request's hydration decided);
+    `cache_dir`: where the relevance index lives, which says where else a name is defined
+    (`elsewhere.py`; without one the State Map's records are read)."""
     ctx = _Context(
         view,
         writer,
@@ -119,6 +126,7 @@ def build(
         qualified,
         episode_id,
         set(view.proposal_ids()) | (taken or set()),
+        Definitions(view, cache_dir),
     )
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
@@ -173,6 +181,8 @@ def build(
             proposal.placement = "inferred"
             if proposal.gates.get("A") == "pass":
                 proposal.gates["A"] = f"INFERRED: {reason}"
+        elif not inferred:
+            _hold_second_definition(ctx, proposal)
         if note is not None:
             proposal.notes.insert(0, note)
         if _changes_nothing(proposal):
@@ -196,6 +206,30 @@ def build(
         outcome.proposals.append(_deletion(ctx, path, symbol))
     outcome.proposals += note_proposals(parsed.notes, outcome.proposals, ctx.new_id, episode_id)
     return outcome
+
+
+def _hold_second_definition(ctx: _Context, p: Proposal) -> None:
+    """A definition the proposal adds that one other file already has, alike: the reply's
+    path is likely wrong (`elsewhere.py`). INFERRED then, placement `elsewhere`: `tm accept
+    ID --path FILE` is the user confirming the second definition."""
+    added = ctx.added.get(p.id)
+    if not added or p.path is None or p.confidence != Confidence.CONFIRMED.value:
+        return
+    if p.gates.get("A") != "pass" or p.kind not in ("symbols", "new-file"):
+        return
+    found = defined_elsewhere(ctx.definitions, p.path, added)
+    if found is None:
+        return
+    symbol, other = found
+    where = "a new file" if p.kind == "new-file" else p.path
+    p.confidence = Confidence.INFERRED.value
+    p.placement = "elsewhere"
+    p.reason = (
+        f"{symbol} is defined in {other} already, and this would add a second one"
+        f" to {where}: if the change is to that one, ask again naming {other}"
+        + (f" (the reply named {p.path})" if p.kind == "new-file" else "")
+    )
+    p.gates["A"] = f"INFERRED: {p.reason}"
 
 
 def _known_path(ctx: _Context, path: str) -> tuple[str, str | None, list[str]]:
@@ -462,6 +496,8 @@ def _file_proposal(
             continue
         rec = live.get(t.name)
         text = texts.get(t.name, t.text)
+        if rec is None:
+            ctx.added.setdefault(p.id, []).append((t.name, text))
         p.entities.append(
             ProposedEntity(
                 t.name,
@@ -572,6 +608,7 @@ def _edit_proposal(
         ctx.live_files.get(path),
         list(block.elisions),
         format=block.format,
+        edit=ctx.writer.blob(block.code.encode()),
     )
     texts: dict[str, bytes] = {}
     cuts: list[Shrink] = []  # definitions it leaves with most of their body removed
@@ -582,6 +619,8 @@ def _edit_proposal(
         texts = found.texts
         for target in found.targets:
             rec = live.get(target.name)
+            if rec is None:
+                ctx.added.setdefault(p.id, []).append((target.name, target.text))
             p.entities.append(
                 ProposedEntity(
                     target.name,
@@ -609,6 +648,7 @@ def _edit_proposal(
         for sym in extract(path, after).symbols:
             if sym.parent is None:
                 text = after[sym.start : sym.end]
+                ctx.added.setdefault(p.id, []).append((sym.name, text))
                 p.entities.append(ProposedEntity(sym.name, "add", ctx.writer.blob(text), None))
     language = language_for_path(path)
     problem = None

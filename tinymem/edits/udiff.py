@@ -5,6 +5,8 @@ Read leniently (a diff from a small model is rarely byte-perfect), applied stric
 the counts in `@@ -l,n +l,n @@` are ignored (the line number is kept as a hint for messages),
 a blank line inside a hunk is a blank context line, and a line with no prefix at all is
 context. What decides where a hunk goes is its context and removed lines, never its numbers.
+A `\\ No newline at end of file` line says, as in git, that the line before it ends its side
+of the file without a line break (after a context line: both sides).
 """
 
 from __future__ import annotations
@@ -34,6 +36,17 @@ class Hunk:
     header: str  # the `@@ … @@` line as written, or "" when the model wrote none
     hint: int  # the old line number the header gives (0: none)
     lines: list[tuple[str, str]] = field(default_factory=list)
+    # `\ No newline at end of file` after a line of the old side / of the new side
+    old_bare: bool = False
+    new_bare: bool = False
+
+    @property
+    def says_final_newline(self) -> bool | None:
+        """Whether the new side ends with a line break, when the hunk's markers say so (a
+        marker on either side: git's reading); None when it has none."""
+        if not (self.old_bare or self.new_bare):
+            return None
+        return not self.new_bare
 
     @property
     def old(self) -> list[str]:
@@ -127,7 +140,12 @@ def parse_diff(text: str) -> FileDiff:
             diff.hunks.append(hunk)
             continue
         if line.startswith("\\"):
-            continue  # "\ No newline at end of file"
+            # "\ No newline at end of file", about the line before it
+            if hunk is not None and hunk.lines:
+                op = hunk.lines[-1][0]
+                hunk.old_bare = hunk.old_bare or op in ("-", " ")
+                hunk.new_bare = hunk.new_bare or op in ("+", " ")
+            continue
         if hunk is None:
             # Lines before any `@@`: models often leave the header out entirely.
             hunk = Hunk("", 0)

@@ -59,7 +59,16 @@ def propose(repo: Repo, text: str, source: str) -> Proposed:
     result = AskResult(prep, reply, None, None)
     result.episode.summary = opts.prompt
     writer = ObjectWriter(repo.git)
-    outcome = build(view, writer, repo.workdir, parse_reply(text), etv, {}, result.episode.id)
+    outcome = build(
+        view,
+        writer,
+        repo.workdir,
+        parse_reply(text),
+        etv,
+        {},
+        result.episode.id,
+        cache_dir=repo.cache_dir,
+    )
     writer.flush()  # the blobs the records name, durable before the commit refers to them
     result.outcome = outcome
     result.rounds = [Round(0, [], call=reply, proposals=list(outcome.proposals))]

@@ -187,7 +187,8 @@ def build(workdir: str, *, offer_accept: bool = True) -> MCPServer[Any]:
         """Hand tm your edits instead of writing files. Nothing is written: each edit becomes
         a pending proposal, checked by tm's gates against what is on disk now. Returns each
         proposal's id, file, entities, gate results (a blocked one says why and what to do)
-        and the unified diff accepting it would write; blocks whose path tm refuses are listed
+        and the unified diff accepting it would write (for a blocked one, what the command in
+        `preview` would write, when it has one); blocks whose path tm refuses are listed
         under `refused`. Then tm_accept the ids, or fix the blocked ones and propose again."""
         source = client_source(ctx)
         return _tm(lambda: tools.propose(workdir, text, source))

@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from tinymem.symbols.treesitter import parse_root
 
-__all__ = ["STRING_TYPES", "string_rows"]
+__all__ = ["STRING_TYPES", "string_literals", "string_rows"]
 
 # Multi-line literals whose inner lines are content, not indentation.
 STRING_TYPES = frozenset(
@@ -66,7 +66,13 @@ def string_rows(language: str, text: bytes) -> set[int]:
     Python docstrings are the exception: they are re-indented with the code (inspect.cleandoc
     strips their indentation anyway, and leaving them would be ugly).
     """
-    rows: set[int] = set()
+    return set().union(*string_literals(language, text))
+
+
+def string_literals(language: str, text: bytes) -> list[set[int]]:
+    """`string_rows`, literal by literal: the rows of each multi-line literal that start inside
+    it (literals with none left out)."""
+    literals: list[set[int]] = []
     stack = [parse_root(language, text)]
     while stack:
         node = stack.pop()
@@ -74,7 +80,9 @@ def string_rows(language: str, text: bytes) -> set[int]:
         if first == last:
             continue  # a one-line node holds no multi-line literal
         if node.type in STRING_TYPES and not (language == "python" and _is_docstring(node)):
-            rows.update(set(range(first + 1, last + 1)) - _code_rows(node))
+            rows = set(range(first + 1, last + 1)) - _code_rows(node)
+            if rows:
+                literals.append(rows)
             continue
         stack.extend(node.children)
-    return rows
+    return literals
