@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tinymem.accept import Check, GateResult, blocked_line
+from tinymem.acceptadvice import blocked_line
+from tinymem.acceptplan import Check, GateResult
 from tinymem.proposalrecords import Proposal
 
 # The reasons the gates give (edits/gates.py, accept.py, filekinds.py, splice errors), as

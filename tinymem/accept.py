@@ -18,25 +18,18 @@ from __future__ import annotations
 import difflib
 import shlex
 from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 
-from tinymem.displacing import live_displaced, regular_file
-from tinymem.edits.elisions import find_elisions
-from tinymem.edits.filekinds import target_problem, write_problem
-from tinymem.edits.fragments import fragment_reason, shrunk, shrunk_in_file
+from tinymem.acceptadvice import confirmable
+from tinymem.acceptdisplaced import check_displaced, end_displaced
+from tinymem.acceptgate import gate_a_reason
+from tinymem.acceptmerge import merged_text, only_this_change, removes_file
+from tinymem.acceptplan import Check, FilePlan, GateResult, Plan
+from tinymem.edits.filekinds import target_problem
 from tinymem.edits.splice import (
-    Replacement,
     SpliceError,
-    delete_symbols,
-    in_file_form,
-    splice,
-    whole_file_symbols,
 )
-from tinymem.edits.statements import dropped_note, dropped_statements
-from tinymem.edits.stubs import placeholder_members
-from tinymem.edits.textparity import collapsed_text
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import MODE_TREE, ObjectWriter, blob_id
 from tinymem.ledger import Committed, Draft, Episode, commit_episode, current, new_episode_id
@@ -47,51 +40,13 @@ from tinymem.proposalrecords import Proposal, pending, store
 from tinymem.reapply import reapply
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
-from tinymem.statemap import PROPOSALS, EntityRecord, FileMeta, StateView
-from tinymem.symbols import GRAMMAR_LANGUAGES, analyze, extract, language_for_path
+from tinymem.statemap import PROPOSALS, FileMeta, StateView
+from tinymem.symbols import GRAMMAR_LANGUAGES, extract, language_for_path
 from tinymem.symcache import SymbolCache, extraction_for
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import worktree_form
 from tinymem.writing.ondisk import as_written, disk_text
 from tinymem.writing.transaction import Change, read_raw, write_all
-
-
-@dataclass
-class GateResult:
-    gate: str
-    ok: bool
-    detail: str
-
-
-@dataclass
-class Check:
-    proposal: Proposal
-    gates: list[GateResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. "whole file elided: symbols spliced"
-    # A diff or SEARCH/REPLACE proposal's edit applied again to the file as tm's own accepts
-    # left it (`reapply.py`): the text it writes instead of its ask-time file.
-    rebased: bytes | None = None
-
-    @property
-    def ok(self) -> bool:
-        return all(g.ok for g in self.gates)
-
-    @property
-    def blocked(self) -> GateResult | None:
-        return next((g for g in self.gates if not g.ok), None)
-
-
-@dataclass
-class FilePlan:
-    path: str
-    before: bytes | None  # current work-tree text (None: the file does not exist)
-    before_oid: str | None
-    after: bytes | None  # None: delete the file
-    proposals: list[str] = field(default_factory=list)
-    # The disk already held what a proposal writes (applied by hand, or by another tool):
-    # nothing is written, but the file is recorded as an accept that wrote it would.
-    applied: bool = False
-    executable: bool | None = None  # the mode to write (None: the file's own, kept)
 
 
 def check_unchanged(repo: Repo, fp: FilePlan, *, doing: str) -> None:
@@ -117,32 +72,6 @@ def file_changes(repo: Repo, plans: Iterable[FilePlan], *, doing: str) -> list[C
         )
         for fp in plans
     ]
-
-
-@dataclass
-class Plan:
-    checks: list[Check]
-    files: dict[str, FilePlan]
-    overwritten: dict[str, bytes] = field(default_factory=dict)  # key -> disk text saved
-    # Entity keys (a whole file: its path) changed by proposals that passed earlier in this
-    # run -> the proposal: a later one changing them too conflicts, it is not STALE.
-    changed_by: dict[str, str] = field(default_factory=dict)
-    # Entity keys deleted by proposals that passed earlier in this run: a later proposal of
-    # the same file no longer has them to lose.
-    deleted: set[str] = field(default_factory=set)
-    # What a passing proposal changes (`_change_key`) -> its id: an identical one (the same
-    # thing asked twice) is the same change, written once.
-    changes: dict[tuple[object, ...], str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
-
-
-@dataclass
-class AcceptResult:
-    plan: Plan
-    committed: Committed | None
 
 
 def select(view: StateView, refs: list[str], every: bool) -> list[Proposal]:
@@ -224,7 +153,7 @@ def plan(
         if check.ok:
             fp.proposals.append(p.id)
             result.changes.setdefault(_change_key(p), p.id)
-    _displacing(repo, view, result)
+    check_displaced(repo, view, result)
     # A file is written only if every proposal touching it passed: never half a proposal set.
     # What passed for such a file is held back, pending, and said so: recorded as accepted it
     # would leave the pending set without ever being written.
@@ -246,60 +175,6 @@ def plan(
             fp.after = fp.before
             fp.proposals.clear()
     return result
-
-
-def _displacing(repo: Repo, view: StateView, plan_: Plan) -> None:
-    """A file written where the State Map holds live files of the other kind (a file `lib`
-    that the user turned into a directory, then `lib/new.py` proposed; or `lib/` removed, then
-    a file `lib`): as `tm adopt` does, those the work tree holds no regular file of are
-    recorded deleted by the accept (`_end_displaced`), and their records leave the State Map.
-    One the work tree still holds as a file blocks at gate A: tm never removes it (#29)."""
-    looked: set[str] = set()  # directories with no record of a file of their name
-    for path, fp in plan_.files.items():
-        if fp.after is None or not fp.proposals:
-            continue
-        checks = [c for c in plan_.checks if c.proposal.path == path and c.ok]
-        for other in live_displaced(view, path, looked):
-            with_it = plan_.files.get(other)
-            if with_it is not None and with_it.proposals and with_it.after is None:
-                continue  # this accept deletes it
-            if with_it is not None and with_it.proposals:
-                why = f"{path} and {other} cannot both be files; accept one of them"
-            elif regular_file(repo.abspath(other)):
-                why = (
-                    f"the work tree still holds the tracked file {other} where {path} would go;"
-                    f" tm does not remove it: remove it and accept again (or run `tm adopt"
-                    f" {other}` first, which records its deletion)"
-                )
-            else:
-                for c in checks:
-                    c.notes.append(
-                        f"{other} is no longer a file in the work tree ({path} takes its"
-                        " place): recorded deleted"
-                    )
-                continue
-            for c in checks:
-                c.gates.append(GateResult("A", False, why))
-            break
-
-
-def _end_displaced(
-    view: StateView,
-    writer: ObjectWriter,
-    episode: Episode,
-    edits: TreeEdits,
-    path: str,
-    looked: set[str],
-) -> None:
-    """The live files of the other kind that `path`, written, takes the place of: gone from
-    the work tree (`_displacing` checked it), recorded deleted before they leave (#29)."""
-    for other in live_displaced(view, path, looked):
-        if other in episode.files:
-            continue  # deleted by this accept already
-        old = view.meta(other)
-        assert old is not None
-        reason = f"gone from the work tree: {path} took its place"
-        apply_update(writer, record_deletion(old, episode=episode, reason=reason), episode, edits)
 
 
 def _change_key(p: Proposal) -> tuple[object, ...]:
@@ -380,7 +255,7 @@ def _check_one(
         # What the block itself failed at ask time (it does not parse, it is elided inside a
         # definition, it cannot be spliced into the text the model saw, a hunk matches
         # nowhere) no later state mends. A whole file the model wrote out is different: its
-        # complete symbols may still be spliced (see _merge).
+        # complete symbols may still be spliced (see merged_text).
         check.gates.append(GateResult("A", False, asked))
         return
     current_text = fp.after
@@ -394,7 +269,7 @@ def _check_one(
     to_name: list[str] = []  # what --overwrite-stale would take for each problem
     conflicts: list[str] = []
     saved_before = list(plan_.overwritten)
-    whole = p.kind in ("whole-file", "new-file") or _removes_file(p, live)
+    whole = p.kind in ("whole-file", "new-file") or removes_file(p, live)
     file_named = whole and path in overwrite  # the whole file is kept, below
     # Proposals that passed earlier in this run changed the file: a whole file computed on
     # the text the model saw would write their lines back as they were.
@@ -455,7 +330,7 @@ def _check_one(
     # Compute the merged text.
     new_text = current_text
     try:
-        new_text = _merge(view, check, path, current_text, live, allow_delete)
+        new_text = merged_text(view, check, path, current_text, live, allow_delete)
     except SpliceError as exc:
         check.gates.append(GateResult("A", False, str(exc)))
         return
@@ -463,7 +338,7 @@ def _check_one(
         check.gates.append(GateResult("A", False, str(exc)))
         return
     gone = {n for n in live if entity_key(path, n) in plan_.deleted}
-    gate_a = _gate_a(path, current_text, new_text, live, p, allow_delete, gone)
+    gate_a = gate_a_reason(path, current_text, new_text, live, p, allow_delete, gone)
     if conflicts and gate_a is None:
         earlier = sorted(
             {plan_.changed_by[k] for k in conflicts if k in plan_.changed_by}
@@ -478,7 +353,7 @@ def _check_one(
     already = new_text == current_text and (
         bool(etv_problems) or list(plan_.overwritten) != saved_before
     )
-    if already and fp.after == fp.before and not _only_this_change(view, p, path, live, fp):
+    if already and fp.after == fp.before and not only_this_change(view, p, path, live, fp):
         # The file is recorded from disk, not written: an edit of the user's elsewhere in it
         # would be recorded as the model's (and an undo of the accept would take it back).
         already = False
@@ -531,232 +406,6 @@ def _check_one(
                 plan_.deleted.add(entity_key(path, e.symbol))
         if whole:
             plan_.changed_by[path] = p.id
-
-
-def blocked_line(check: Check) -> str:
-    """The gate that blocked `check` and why, with what the user can do next (one sentence):
-    every blocked line of `tm accept` and `tm diff` leaves a way forward."""
-    g = check.blocked
-    assert g is not None
-    step = next_step(check.proposal, g)
-    return f"{g.gate}: {g.detail}" + (f"; {step}" if step else "")
-
-
-# A reason that already names what to run or which option to give.
-_HAS_STEP = ("`tm ", "tm adopt", "--allow-delete", "--overwrite-stale", "--path", "ask again")
-
-
-def next_step(p: Proposal, g: GateResult) -> str | None:
-    """What the user can do about this blocked gate, or None when its reason says it."""
-    detail = g.detail
-    if confirmable(p) and detail.startswith("INFERRED:") and p.placement == "elsewhere":
-        return (
-            f"if a second definition in {p.path} is what you want, `tm accept {p.id} --path"
-            f" {p.path}` writes it (`tm diff {p.id}` shows what it would write), else"
-            f" `tm reject {p.id}`"
-        )
-    if confirmable(p) and detail.startswith("INFERRED:"):
-        return (
-            f"the reply named no file: if {p.path} is where it belongs, `tm accept {p.id}"
-            f" --path {p.path}` writes it (`tm diff {p.id}` shows what it would write)"
-        )
-    if any(word in detail for word in _HAS_STEP):
-        return None
-    if p.path is None or p.kind == "unresolved" or p.confidence == "UNRESOLVED":
-        return (
-            "ask again naming the file (`tm ask -f PATH …`) or the definition (`Class.method`),"
-            f" or `tm reject {p.id}`"
-        )
-    if p.confidence == "INFERRED":
-        return (
-            f"tm cannot prove where it goes in {p.path}: make the change by hand and"
-            f" `tm adopt {p.path}`, or `tm reject {p.id}`"
-        )
-    if detail.startswith("elided") or "placeholder" in detail:
-        return f"ask again for the whole definition (name it in `tm ask`), or `tm reject {p.id}`"
-    if detail == "the file would be removed":
-        return f"`tm accept {p.id} --allow-delete` if the file is to go, else `tm reject {p.id}`"
-    if "tm writes" in detail or "MB, larger than" in detail:  # a file no model text goes into
-        return f"edit {p.path} by hand and `tm adopt {p.path}`, or `tm reject {p.id}`"
-    return f"ask again for the change, or `tm reject {p.id}` to drop this proposal"
-
-
-def confirmable(p: Proposal) -> bool:
-    """An INFERRED proposal whose only open question is its file (correlation chose it, or
-    a definition it adds is in another file already: `edits/elsewhere.py`): `tm accept ID
-    --path FILE` is the user answering it."""
-    return (
-        p.confidence == Confidence.INFERRED.value
-        and p.placement in ("inferred", "elsewhere")
-        and p.path is not None
-        and p.kind != "unresolved"
-    )
-
-
-def _only_this_change(
-    view: StateView, p: Proposal, path: str, live: dict[str, EntityRecord], fp: FilePlan
-) -> bool:
-    """Whether the disk text is the State Map's with this proposal applied and nothing else:
-    what an accept that wrote it would have recorded."""
-    meta = view.meta(path)
-    if meta is None or meta.deleted or fp.before is None:
-        return False
-    try:
-        merged = _merge(view, Check(p), path, view.blob(meta.snapshot), live, allow_delete=False)
-    except (SpliceError, UsageError):
-        return False
-    return merged == fp.before
-
-
-def _removes_file(p: Proposal, live: dict[str, EntityRecord]) -> bool:
-    """Whether a deletion takes the whole file (as `_merge` decides): every line of it goes,
-    not only the definitions it names, so the whole file must be the one the model saw."""
-    names = {e.symbol for e in p.entities}
-    return p.kind == "delete" and (FILE_SYMBOL in names or names >= set(live))
-
-
-def _merge(
-    view: StateView,
-    check: Check,
-    path: str,
-    text: bytes | None,
-    live: dict[str, EntityRecord],
-    allow_delete: bool,
-) -> bytes | None:
-    p = check.proposal
-    if p.kind == "delete":
-        if not allow_delete:
-            raise UsageError("a deletion needs --allow-delete")
-        names = [e.symbol for e in p.entities]
-        if text is None:
-            return None
-        if FILE_SYMBOL in names or set(names) >= set(live):
-            return None  # the whole file goes
-        return delete_symbols(path, text, names)
-    block = view.blob(p.block) if p.block else b""
-    if p.kind == "new-file":
-        return block
-    if text is None:
-        if view.snapshot(path) is None:
-            # Deleted in the State Map too (or its record left it: a file of the name of a
-            # directory above it took its place, #29): there is nothing to adopt.
-            raise UsageError(f"{path} no longer exists, and the State Map records it deleted")
-        raise UsageError(f"{path} no longer exists; `tm adopt {path}` records the deletion first")
-    if p.kind == "whole-file":
-        if check.rebased is not None:
-            return check.rebased
-        if not p.elisions and p.gates.get("A") == "pass":
-            return in_file_form(block, text)
-        reps, skipped = _complete_symbols(view, path, block, text)
-        if not reps:
-            raise UsageError("the whole-file reply is elided and holds no complete symbol")
-        check.notes.append(
-            "whole-file reply was elided or failed parity: only its complete symbols were"
-            " spliced ("
-            + ", ".join(r.name for r in reps)
-            + ")"
-            + ("; skipped " + ", ".join(skipped) if skipped else "")
-        )
-        return splice(path, text, reps).data
-    reps = [Replacement(e.symbol, view.blob(e.artifact), e.after) for e in p.entities if e.artifact]
-    if any(e.symbol == FILE_SYMBOL for e in p.entities):
-        return in_file_form(block, text)
-    return splice(path, text, reps).data
-
-
-def _complete_symbols(
-    view: StateView, path: str, block: bytes, text: bytes
-) -> tuple[list[Replacement], list[str]]:
-    """The symbols of a whole-file reply that can stand on their own: no elision inside, and
-    a class only when it keeps every member the State Map knows."""
-    meta = view.meta(path)
-    live = set() if meta is None else {r.symbol for r in meta.live_entities()}
-    reps = whole_file_symbols(path, block)
-    given = {r.name for r in reps}
-    now = {s.name: text[s.start : s.end] for s in extract(path, text).symbols}
-    keep: list[Replacement] = []
-    skipped: list[str] = []
-    for r in reps:
-        members = {n for n in live if n.startswith(r.name + ".")}
-        elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
-        stubbed = r.name in now and placeholder_members(path, now[r.name], r.text)
-        cut = r.name in now and shrunk(path, {r.name: now[r.name]}, {r.name: r.text})
-        if elided or stubbed or cut or not members <= given:
-            skipped.append(r.name)
-        else:
-            keep.append(r)
-    # A kept class already carries its members: do not splice them twice.
-    kept = {r.name for r in keep}
-    keep = [r for r in keep if not any(r.name.startswith(k + ".") for k in kept)]
-    return keep, skipped
-
-
-def _gate_a(
-    path: str,
-    before: bytes | None,
-    after: bytes | None,
-    live: dict[str, EntityRecord],
-    p: Proposal,
-    allow_delete: bool,
-    gone: AbstractSet[str] = frozenset(),
-) -> str | None:
-    """Why the merged text `after` may not be written, or None. `gone`: definitions of the
-    file that proposals accepted earlier in this run delete."""
-    if after is None:
-        return None if (p.kind == "delete" and allow_delete) else "the file would be removed"
-    kind_problem = write_problem(path, before, after)
-    if kind_problem is not None:
-        return kind_problem
-    lang = language_for_path(path)
-    if lang is None:
-        if p.kind == "whole-file" and p.format == "code" and before is not None:
-            return collapsed_text(path, before, after)
-        return None
-    syn = analyze(lang, after)
-    if not syn.clean:
-        return f"the merged file does not parse: {syn.reason}"
-    removes = {e.symbol for e in p.entities if e.op == "delete"}
-    deleted = (removes if allow_delete else set()) | gone
-    now = {s.name for s in extract(path, after).symbols}
-    lost = sorted(n for n in live if n != FILE_SYMBOL and n not in now and n not in deleted)
-    if lost:
-        return "structural parity: " + ", ".join(lost[:5]) + _why_lost(set(lost) <= removes)
-    if p.kind == "whole-file" and p.format == "code" and before is not None and not allow_delete:
-        dropped = dropped_statements(path, before, after)
-        if dropped:
-            return (
-                dropped_note(dropped) + "; accept with --allow-delete to remove them, or ask"
-                " again for the whole file with them"
-            )
-    if before is not None and p.kind != "delete":
-        old_nodes = analyze(lang, before).node_count
-        if old_nodes and syn.node_count * 2 < old_nodes:
-            return f"syntax tree collapsed ({syn.node_count} nodes, was {old_nodes})"
-        # Parity per definition (`fragments.py`): only a diff or SEARCH/REPLACE block removes
-        # most of a body, and only with --allow-delete.
-        cuts = shrunk_in_file(path, before, after)
-        if cuts and p.format == "code":
-            return fragment_reason(cuts[0])
-        if cuts and not allow_delete:
-            return (
-                f"{cuts[0].name} would lose most of its body ({cuts[0].nodes} syntax nodes where"
-                f" the file has {cuts[0].was}): the reply removes those lines; accept with"
-                " --allow-delete to remove them"
-            )
-    return None
-
-
-def _why_lost(removed: bool) -> str:
-    """What deletes a definition, as `_gate_a` decides it: an entity the proposal itself
-    deletes (a DELETE line, or a diff or SEARCH/REPLACE block that takes the definition
-    out) and `--allow-delete`; a definition merely left out of a reply is never deleted."""
-    if removed:
-        return " would be deleted: the reply removes it; accept with --allow-delete to delete it"
-    return (
-        " would be lost: the reply leaves it out without removing it, and tm deletes a"
-        " definition only when the reply removes it (a DELETE line, or a diff or"
-        " SEARCH/REPLACE block that takes it out) and you accept with --allow-delete"
-    )
 
 
 def unified_diff(fp: FilePlan) -> str:
@@ -847,7 +496,7 @@ def apply(repo: Repo, plan_: Plan, ref: str | None = None, via: str | None = Non
             looked: set[str] = set()  # directories with no record of a file of their name
             for fp in changed + applied:
                 if fp.after is not None:
-                    _end_displaced(view, writer, episode, edits, fp.path, looked)
+                    end_displaced(view, writer, episode, edits, fp.path, looked)
         finally:
             cache.close()
         for p in accepted:
@@ -902,6 +551,12 @@ def _accepted_notes(
         for p in accepted
         if p.note is not None
     ]
+
+
+@dataclass
+class AcceptResult:
+    plan: Plan
+    committed: Committed | None
 
 
 def accept(

@@ -18,7 +18,8 @@ __all__ = ["accept_doc", "proposal_doc"]
 
 def proposal_doc(repo: Repo, view: StateView, p: Proposal) -> dict[str, Any]:
     """One proposal with its gates run now and the unified diff accepting it would write."""
-    from tinymem.accept import blocked_line, confirmable, plan, unified_diff
+    from tinymem.accept import plan, unified_diff
+    from tinymem.acceptadvice import blocked_line, confirmable
 
     single = plan(repo, view, [p])
     check = single.checks[0]

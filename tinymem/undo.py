@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from tinymem.accept import FilePlan, file_changes
+from tinymem.accept import file_changes
+from tinymem.acceptplan import FilePlan
 from tinymem.branches.refs import branch_of_ref, ledger_refs
 from tinymem.errors import HeadMovedError, StaleError, UsageError
 from tinymem.gitobjects import ObjectWriter, blob_id, read_blob

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.edits.realcorpus import CODE, make_repo
-from tinymem.accept import _gate_a, plan
+from tinymem.accept import plan
+from tinymem.acceptgate import gate_a_reason
 from tinymem.edits.proposals import build
 from tinymem.edits.reply import parse_reply
 from tinymem.etv import verify
@@ -78,7 +79,7 @@ def test_a_definition_left_out_is_never_deleted_and_the_gate_says_what_would(rep
     live = {r.symbol: r for r in meta.live_entities()}
     before = TEXT.encode()
     after = TEXT.replace(SESSION, "\n").encode()
-    reason = _gate_a(PATH, before, after, live, proposal, allow_delete=True)
+    reason = gate_a_reason(PATH, before, after, live, proposal, allow_delete=True)
     assert reason is not None
     assert "session would be lost: the reply leaves it out without removing it" in reason
     assert "a DELETE line, or a diff or SEARCH/REPLACE block that takes it out" in reason

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Initialise
-from tinymem.accept import blocked_line, plan
+from tinymem.accept import plan
+from tinymem.acceptadvice import blocked_line
 from tinymem.edits.proposals import Outcome, build
 from tinymem.edits.reply import parse_reply
 from tinymem.etv import verify

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import Initialise
-from tinymem.accept import Plan, plan
+from tinymem.accept import plan
+from tinymem.acceptplan import Plan
 from tinymem.edits.proposals import build
 from tinymem.edits.reply import parse_reply
 from tinymem.edits.statements import dropped_statements

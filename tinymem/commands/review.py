@@ -194,7 +194,7 @@ def _report_accept(result: AcceptResult) -> None:
         )
     blocked = [c for c in result.plan.checks if not c.ok]
     if blocked:
-        from tinymem.accept import blocked_line
+        from tinymem.acceptadvice import blocked_line
 
         for c in blocked:
             line = blocked_line(c)

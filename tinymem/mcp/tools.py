@@ -132,7 +132,7 @@ def propose(workdir: str, text: str, source: str) -> dict[str, Any]:
 
 def accept(workdir: str, ids: list[str], allow_delete: bool, via: str) -> dict[str, Any]:
     from tinymem.accept import accept as promote
-    from tinymem.accept import blocked_line
+    from tinymem.acceptadvice import blocked_line
     from tinymem.proposalview import accept_doc
 
     if not ids:
