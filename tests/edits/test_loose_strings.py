@@ -115,3 +115,20 @@ def test_without_a_grammar_lines_outside_strings_are_still_re_indented() -> None
     patched = apply_edit("search-replace", code, yaml, "ci.yaml")
     assert patched.problem is None, patched.problem
     assert patched.data == yaml + b"      - run: make check\n"
+
+
+def test_a_csharp_verbatim_string_keeps_its_lines_as_written() -> None:
+    """`@"..."` and `$@"..."` span lines as written: their inner lines are the string's
+    value (review of D4); the braces of an interpolation are code."""
+    cs = (
+        b'class A {\n    string Usage() {\n        var name = "tool";\n'
+        b"        return name;\n    }\n}\n"
+    )
+    for literal in (b'@"Usage:\nrun"', b'$@"Usage:\n{name} run"'):
+        code = _sr(
+            'var name = "tool";\nreturn name;\n',
+            'var name = "tool";\nreturn ' + literal.decode() + ";\n",
+        )
+        patched = apply_edit("search-replace", code, cs, "A.cs")
+        assert patched.problem is None, patched.problem
+        assert patched.data == cs.replace(b"return name;", b"return " + literal + b";")

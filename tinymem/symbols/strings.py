@@ -23,6 +23,8 @@ STRING_TYPES = frozenset(
         "interpreted_string_literal",
         "text_block",
         "heredoc_body",
+        "verbatim_string_literal",  # C#'s @"...", which spans lines as it is written
+        "interpolated_string_expression",  # C#'s $@"...{x}...": the braces are code
     }
 )
 # Code inside a literal (`${...}` in a template, `{...}` in an f-string): indentation.
