@@ -12,10 +12,15 @@ from tests.edits.realcorpus import CODE
 from tinymem.hydration.excerpts import render
 from tinymem.symbols import analyze, extract, language_for_path
 
+# Code files only: the corpus also holds configuration files (pyproject.toml, package.json,
+# workflows), vendored for the replies that change them, which have no members to render.
 FILES = sorted(
     str(p.relative_to(CODE))
     for p in CODE.rglob("*")
-    if p.is_file() and "licenses" not in p.parts and p.suffix != ".md"
+    if p.is_file()
+    and "licenses" not in p.parts
+    and p.suffix != ".md"
+    and language_for_path(str(p)) is not None
 )
 
 # Vendored for a whole-file reply (a script that only imports): nothing to render.
