@@ -3,6 +3,7 @@ file (splice/prefix.py), on real files of public projects."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,3 +176,44 @@ def test_a_rust_definition_has_one_visibility_after_a_splice(
     line = next(ln for ln in out.splitlines() if b"fn run" in ln)
     assert line == f"{own or was}fn run(x: u32) -> u32 {{".encode()
     assert ("`" + was.strip() + "`" in kept) == (bool(was) and not own)
+
+
+INLINE = [
+    (
+        "src/app/Money.java",
+        b"package app;\n\npublic class Money {\n    private long cents;\n\n"
+        b'    @Override public String toString() {\n        return "" + cents;\n    }\n}\n',
+        "Money.toString",
+        b'@Override String toString() {\n    return cents / 100 + "." + cents % 100;\n}\n',
+        b"    @Override public String toString() {\n",
+    ),
+    (
+        "Api/ItemsController.cs",
+        b"namespace Api\n{\n    public class ItemsController\n    {\n"
+        b"        [HttpGet] public IActionResult Get()\n        {\n            return Ok();\n"
+        b"        }\n    }\n}\n",
+        "Api.ItemsController.Get",
+        b"IActionResult Get()\n{\n    return Ok(items);\n}\n",
+        b"        [HttpGet] public IActionResult Get()\n",
+    ),
+    (
+        "src/lib.rs",
+        b"pub struct Chain {\n    n: usize,\n}\n\nimpl Chain {\n"
+        b"    #[inline] pub fn len(&self) -> usize {\n        self.n\n    }\n}\n",
+        "Chain.len",
+        b"#[inline] fn len(&self) -> usize {\n    self.n + 1\n}\n",
+        b"    #[inline] pub fn len(&self) -> usize {\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "data", "name", "new", "line"), INLINE)
+def test_attributes_on_the_definition_line_keep_its_visibility(
+    path: str, data: bytes, name: str, new: bytes, line: bytes
+) -> None:
+    """`@Override public`, `[HttpGet] public`, `#[inline] pub` on one line, rewritten without
+    the visibility (or the attribute too): both stay (a review of D7: the C# action went
+    private, so its route went away; Java's weaker access does not compile)."""
+    result = splice(path, data, [Replacement(name, new)])
+    assert line in result.data
+    assert result.data.count(line.strip()) == 1

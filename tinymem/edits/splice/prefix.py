@@ -103,6 +103,10 @@ def prefix_of(language: str, text: bytes) -> Prefix:
         elif not body:
             break  # a blank line: what is above it is not this definition's
         elif decorators and body.startswith(decorators) and not body.startswith(b"#!["):
+            if _inline_end(language, body) > 0:
+                # Attributes and the definition on one line (`@Override public String
+                # toString() {`): the line is the definition's.
+                return Prefix(start if first_decorator is None else first_decorator, start, ordered)
             if first_decorator is None:
                 first_decorator = start
             depth = max(0, _balance(body))
@@ -128,12 +132,20 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
     if not (was.ordered and now.ordered):
         return new, []
     kept: list[str] = []
-    given = _visibility(language, old[was.core :], new[now.core :])
-    if given is not None:
-        new = new[: now.core] + given + new[now.core :]  # nothing above it moves
-    if was.has_decorators and not now.has_decorators:
-        at = now.decorators  # after the new text's own comments, before its definition line
-        new = new[:at] + old[was.decorators : was.core] + new[at:]
+    old_line, new_line = old[was.core :], new[now.core :]
+    # Attributes on the definition's own line (`[HttpGet] public IActionResult Get()`).
+    old_inline, new_inline = _inline_end(language, old_line), _inline_end(language, new_line)
+    inline = (
+        old_line[:old_inline] if old_inline and not new_inline and not now.has_decorators else b""
+    )
+    given = _visibility(language, old_line[old_inline:], new_line[new_inline:])
+    if inline or given is not None:  # nothing above the definition line moves
+        at = now.core + new_inline
+        new = new[: now.core] + inline + new[now.core : at] + (given or b"") + new[at:]
+    if (was.has_decorators and not now.has_decorators) or inline:
+        if was.has_decorators and not now.has_decorators:
+            at = now.decorators  # after the new text's own comments, before its definition
+            new = new[:at] + old[was.decorators : was.core] + new[at:]
         kept.append("decorators")
     if was.has_comments and not now.has_comments:
         new = old[: was.decorators] + new
@@ -145,7 +157,7 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
 
 def _visibility(language: str, old: bytes, new: bytes) -> bytes | None:
     """The visibility `old`'s definition line starts with, when `new`'s line (both from the
-    definition on) gives none of its own."""
+    definition on, after any attributes on the line) gives none of its own."""
     rules = _VISIBILITY.get(language)
     if rules is None:
         return None
@@ -155,3 +167,46 @@ def _visibility(language: str, old: bytes, new: bytes) -> bytes | None:
     if found is None or word.search(head) is not None:
         return None
     return found.group(0)
+
+
+def _inline_end(language: str, line: bytes) -> int:
+    """Where the attributes that open a definition's line end, when the definition follows
+    them on that line (`@Override public ...`, `[HttpGet] public ...`, `#[inline] pub fn`):
+    0 when the line has none, or holds attributes only."""
+    markers = _DECORATORS.get(language, ())
+    if not markers or language == "python":
+        return 0
+    pos = 0
+    while line.startswith(markers, pos) and not line.startswith(b"#![", pos):
+        end = _attribute_end(line, pos)
+        if end is None:
+            return 0
+        while end < len(line) and line[end] in b" \t":
+            end += 1
+        if end >= len(line) or line[end] in b"\r\n" or line.startswith((b"//", b"/*"), end):
+            return 0  # attributes alone on their line: decorator lines, not this one
+        pos = end
+    return pos
+
+
+def _attribute_end(line: bytes, pos: int) -> int | None:
+    """The end of the one attribute at `pos` on this line (None: it goes on past it)."""
+    if line.startswith(b"@", pos):
+        end = pos + 1
+        while end < len(line) and (chr(line[end]).isalnum() or line[end] in b"_."):
+            end += 1
+        if not line.startswith(b"(", end):
+            return end
+        pos = end
+    depth = 0
+    for k in range(pos, len(line)):
+        c = line[k]
+        if c in b"\r\n":
+            return None
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return None
