@@ -351,7 +351,9 @@ def _converse(
     view = prep.view
     hydrated = {h["entity"]: h["artifact"] for h in prep.hydration.hydrated}
     shown: dict[str, str] = {}  # what follow-ups showed
-    qualified = Request.parse(opts.prompt).qualified
+    request = Request.parse(opts.prompt)
+    qualified = request.qualified
+    named_paths = request.paths | frozenset(repo.rel(f) for f in opts.files)
     messages = list(prep.hydration.messages)
     everything = Outcome([], [])
     sent: list[RepairItem] = []
@@ -396,6 +398,7 @@ def _converse(
             taken={p.id for p in everything.proposals},
             shown_later=shown,
             cache_dir=repo.cache_dir,
+            named_paths=named_paths,
         )
         # Durable now, so that the follow-up can read the blocks back; referenced only once
         # the episode is committed (until then `git gc` may prune them, as it should).

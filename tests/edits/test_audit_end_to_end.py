@@ -106,3 +106,32 @@ def test_an_in_path_heading_inside_one_fence_edits_each_file(
     assert tm(repo, "accept", "--all").returncode == 0
     assert (repo / "src/a.py").read_text() == "def f():\n    return 10\n"
     assert (repo / "src/b.py").read_text() == "def g():\n    return 20\n"
+
+
+TERMINAL = (
+    "import os\n\n\nclass Terminal:\n    def __init__(self, fd):\n        self.fd = fd\n\n"
+    "    def write(self, text):\n        os.write(self.fd, text.encode())\n"
+)
+FLUSH = "    def flush(self):\n        os.fsync(self.fd)\n"
+
+
+def test_a_definition_added_to_the_file_the_request_names_is_not_held(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    """The Windows terminal's own `flush`, asked for by naming its file, where the POSIX one
+    has one alike: where the user asked for it, not a wrong path (a review of D5). Unnamed,
+    the same reply is still held, naming the other file."""
+    initialised({"term/_posix.py": TERMINAL + "\n" + FLUSH, "term/_windows.py": TERMINAL})
+    reply = f"```python\n# term/_windows.py\nclass Terminal:\n{FLUSH}```\n"
+    (held,) = _ask(repo, server, reply, "add flush to the windows Terminal", "--repair", "0")
+    assert held["confidence"] == "INFERRED"
+    refused = tm(repo, "accept", str(held["id"]))
+    assert refused.returncode == 5
+    assert "flush is defined in term/_posix.py already" in refused.stderr
+    assert tm(repo, "reject", str(held["id"])).returncode == 0
+    (prop,) = _ask(
+        repo, server, reply, "add flush to the Terminal in term/_windows.py", "--repair", "0"
+    )
+    assert prop["confidence"] == "CONFIRMED"
+    assert tm(repo, "accept", str(prop["id"])).returncode == 0
+    assert (repo / "term" / "_windows.py").read_text() == TERMINAL + "\n" + FLUSH

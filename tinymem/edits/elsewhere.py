@@ -18,8 +18,11 @@ adds to a file that lacks it is held for the user when:
   package's files define, those that are not copies of each other score 0.56 at most, the
   3 copies 0.76 and up.
 
-The proposal is then INFERRED with placement `elsewhere`: `tm accept` blocks it naming the
-other file, and `tm accept ID --path FILE` is the user confirming the second definition.
+Not when the request names the file the reply adds it to (its path or file name, or a `-f`
+file): it is then where the user asked for it (a platform's own implementation beside the
+other's). A held proposal is INFERRED with placement `elsewhere`: `tm accept` blocks it
+naming the other file, and `tm accept ID --path FILE` is the user confirming the second
+definition.
 
 The lookup is the relevance index's (`tinymem.hydration.index`: entities by last name, kept
 at the State Map's tip); without a cache directory, the State Map's records are read once.

@@ -77,6 +77,7 @@ class _Context:
     episode_id: str
     taken: set[str]
     definitions: Definitions
+    named_paths: frozenset[str]  # the paths and file names the request gives
     # proposal id -> (symbol, text) of each definition it adds (its blobs are not flushed yet)
     added: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
 
@@ -106,6 +107,7 @@ def build(
     taken: set[str] | None = None,
     shown_later: dict[str, str] | None = None,
     cache_dir: str | None = None,
+    named_paths: frozenset[str] = frozenset(),
 ) -> Outcome:
     """Proposals for every block and DELETE line of a reply. `hydrated` maps the entity keys
     shown in the prompt to their artifacts; `qualified` holds the dotted names the request
@@ -114,7 +116,9 @@ def build(
     entities a repair follow-up showed: they count for Gate B, not as evidence (a follow-up
     shows every candidate of a name, which would undo what the request's hydration decided);
     `cache_dir`: where the relevance index lives, which says where else a name is defined
-    (`elsewhere.py`; without one the State Map's records are read)."""
+    (`elsewhere.py`; without one the State Map's records are read); `named_paths`: the paths and
+    file names the request gives (`-f` files too): a definition the reply adds to one of
+    them is where the user asked for it, even if another file has one alike."""
     ctx = _Context(
         view,
         writer,
@@ -127,6 +131,7 @@ def build(
         episode_id,
         set(view.proposal_ids()) | (taken or set()),
         Definitions(view, cache_dir),
+        named_paths,
     )
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
@@ -217,6 +222,8 @@ def _hold_second_definition(ctx: _Context, p: Proposal) -> None:
         return
     if p.gates.get("A") != "pass" or p.kind not in ("symbols", "new-file"):
         return
+    if p.path in ctx.named_paths or p.path.rsplit("/", 1)[-1] in ctx.named_paths:
+        return  # the user asked for it there (a platform's own implementation, say)
     found = defined_elsewhere(ctx.definitions, p.path, added)
     if found is None:
         return
