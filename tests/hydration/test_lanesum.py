@@ -4,21 +4,19 @@ them names every doc SQLite's sum names, with a bound no lower."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import git, tm, write
+from tests.conftest import tm, write
+from tests.hydration.test_topk import _init
 from tinymem.hydration import index as index_module
 from tinymem.hydration.index import RelevanceIndex
 from tinymem.hydration.lanesum import QUANT, best_lanes, multipliers, vector
 from tinymem.ledger import current
 from tinymem.repository import open_repo
-
-REALCODE = Path(__file__).resolve().parents[1] / "data" / "realcode"
 
 # Values spread over all four bytes of a lane, and bunched near one value (many equal top
 # bytes: the cut falls inside one of them).
@@ -67,13 +65,6 @@ def test_rounded_weights_never_round_a_bound_down_nor_overflow_a_lane(
 def test_weights_that_are_not_positive_are_left_to_another_sum() -> None:
     assert multipliers([1.0, 0.0]) is None
     assert multipliers([]) is None
-
-
-def _init(repo: Path) -> None:
-    shutil.copytree(REALCODE / "requests", repo / "requests")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    assert tm(repo, "init").returncode == 0
 
 
 WEIGHTS = [
