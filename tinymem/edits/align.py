@@ -61,6 +61,7 @@ from tinymem.edits.pieces import definition_pieces
 from tinymem.edits.roles import new_accessor, role
 from tinymem.edits.splice.prefix import keep_prefix
 from tinymem.edits.statements import dropped_note, dropped_statements
+from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
 from tinymem.symbols import Symbol, extract, language_for_path
 
 __all__ = ["align"]
@@ -157,6 +158,14 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
             Target(s.name, "add", parsed.text[s.start : s.end]) for s in outermost(parsed.symbols)
         ]
         result.whole_file = original is not None and not parsed.symbols
+        if result.whole_file and original is not None and parsed.language is None:
+            # No grammar: a block of fewer lines than the file removes the rest
+            # (`textparity.py`); one under half of them is refused at Gate A instead.
+            if collapsed_text(path, original, code) is None:
+                result.dropped = left_out(original, code)
+            if result.dropped:
+                note = left_out_note(path, result.dropped)
+                result.notes.append(note + "; accepting needs --allow-delete")
         return result
     file = FileView(path, original, extract(path, original).symbols)
     language = parsed.language
