@@ -231,3 +231,52 @@ def test_a_block_with_fewer_lines_than_a_file_without_grammar_needs_allow_delete
         assert not any("leaves out" in n for p in proposals for n in p.notes)
         assert _blocked(result) == []
         assert result.files["requirements.txt"].after == text.encode()
+
+
+CLI = """import logging
+import sys
+
+logging.basicConfig(level=logging.INFO)
+log = logging.getLogger(__name__)
+
+
+def main(argv):
+    for path in argv[1:]:
+        log.info("%s: %d bytes", path, len(open(path).read()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
+"""
+
+
+def test_a_statement_replaced_by_a_definition_is_left_out() -> None:
+    # Review item 5: the reply put a new function where the `__main__` block was (difflib
+    # 'replace', not 'delete'), and the block was deleted without a note.
+    replaced = CLI.replace(
+        'if __name__ == "__main__":\n    sys.exit(main(sys.argv))\n',
+        "def count_lines(text):\n    return len(text.splitlines())\n",
+    )
+    assert dropped_statements("cli.py", CLI.encode(), replaced.encode()) == [
+        'if __name__ == "__main__":'
+    ]
+    # A statement changed in its place is still a change.
+    changed = CLI.replace("level=logging.INFO", "level=logging.DEBUG")
+    assert dropped_statements("cli.py", CLI.encode(), changed.encode()) == []
+
+
+def test_a_statement_moved_elsewhere_is_not_left_out(repo: Path, initialised: Initialise) -> None:
+    # Review item 9: basicConfig moved into the `__main__` block was called left out, and
+    # the whole file needed --allow-delete.
+    moved = CLI.replace("logging.basicConfig(level=logging.INFO)\n", "").replace(
+        "    sys.exit(main(sys.argv))\n",
+        "    logging.basicConfig(level=logging.INFO)\n    sys.exit(main(sys.argv))\n",
+    )
+    assert dropped_statements("cli.py", CLI.encode(), moved.encode()) == []
+    initialised({"cli.py": CLI})
+    proposals, result = _plan(repo, f"Here is the whole `cli.py`:\n\n```python\n{moved}```\n")
+    (p,) = proposals
+    assert not any("leaves out" in n for n in p.notes), p.notes
+    assert _blocked(result) == []
+    assert result.files["cli.py"].after == moved.encode()
