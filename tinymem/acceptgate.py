@@ -8,7 +8,7 @@ from collections.abc import Set as AbstractSet
 from tinymem.edits.filekinds import write_problem
 from tinymem.edits.fragments import fragment_reason, shrunk_in_file
 from tinymem.edits.statements import dropped_note, dropped_statements
-from tinymem.edits.textparity import collapsed_text
+from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
 from tinymem.proposalrecords import Proposal
 from tinymem.records import FILE_SYMBOL
 from tinymem.statemap import EntityRecord
@@ -34,7 +34,15 @@ def gate_a_reason(
     lang = language_for_path(path)
     if lang is None:
         if p.kind == "whole-file" and p.format == "code" and before is not None:
-            return collapsed_text(path, before, after)
+            collapsed = collapsed_text(path, before, after)
+            if collapsed is not None or allow_delete:
+                return collapsed
+            removed = left_out(before, after)
+            if removed:
+                return (
+                    left_out_note(path, removed) + "; accept with --allow-delete to remove"
+                    " them, or ask again for the whole file"
+                )
         return None
     syn = analyze(lang, after)
     if not syn.clean:

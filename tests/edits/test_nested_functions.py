@@ -108,3 +108,29 @@ def test_the_whole_enclosing_function_is_placed_as_before() -> None:
     block = USERS.split(b"\n\n\n", 1)[1].replace(b"user.age", b"(user.age, user.name)")
     a = align("users.py", block, USERS, Evidence())
     assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("sort_users", "modify")]
+
+
+NET = b"""def retry(fn):
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def fetch(url):
+    return url
+"""
+
+
+def test_a_new_top_level_function_named_only_like_a_nested_one_with_other_parameters() -> None:
+    # Review item 10: a new module-level `def wrapper(response)` was refused because retry
+    # has a nested `wrapper(*args, **kwargs)`, though the parameters differ.
+    block = b'def wrapper(response):\n    return {"data": response}\n'
+    a = align("net.py", block, NET, Evidence())
+    assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("wrapper", "add")]
+    a = align("src/lib.rs", b"fn helper(x: u32, y: u32) -> u32 {\n    x + y\n}\n", RS, Evidence())
+    assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("helper", "add")]
+    # The nested one's parameters: still that one, refused (its body changed or not).
+    same = b"def wrapper(*args, **kwargs):\n    print(args)\n    return fn(*args, **kwargs)\n"
+    a = align("net.py", same, NET, Evidence())
+    assert a.blocked is not None and "nested in `retry`" in a.blocked

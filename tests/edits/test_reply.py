@@ -335,6 +335,19 @@ def test_an_in_path_heading_separates_the_next_file() -> None:
     assert "def g" not in blocks[0].code
 
 
+def test_an_indented_in_path_comment_in_a_body_is_no_separator() -> None:
+    # Review item 3: `    # In settings.py:` in load's body split the fence, and load was
+    # written without its return.
+    text = (
+        f"{F}python\n# store.py\ndef load(path):\n    path = os.path.expanduser(path)\n"
+        "    # In settings.py:\n    # paths may start with ~, so expand them here too\n"
+        f"    return open(path).read()\n{F}\n"
+    )
+    blocks = parse_reply(text).blocks
+    assert [(b.raw_path, b.path_source) for b in blocks] == [("store.py", "inline-comment")]
+    assert "return open(path).read()" in blocks[0].code
+
+
 def test_markdown_and_diff_fences_are_never_split() -> None:
     text = f"{F}markdown README.md\n# Title\n\n## setup.py\ntext\n\n## other.py\n{F}\n"
     assert only(text).raw_path == "README.md"

@@ -175,3 +175,108 @@ def test_a_snippet_for_a_file_without_grammar_is_no_whole_file(
         _, result = _plan(repo, reply)
         assert _blocked(result) == [], reply
         assert result.files[path].after == text.encode()
+
+
+PACKAGE = '{\n  "name": "app",\n  "dependencies": {\n    "express": "^4.18.0"\n  }\n}\n'
+REQUIREMENTS = "flask==3.0.0\nrequests==2.31.0\ngunicorn==21.2.0\npsycopg2-binary==2.9.9\n"
+
+
+def test_a_fragment_of_a_json_or_toml_file_is_no_whole_file(
+    repo: Path, initialised: Initialise
+) -> None:
+    # Review item 4: four of package.json's six lines passed the half rule, and the file was
+    # written without "name" and its outer braces (no JSON at all).
+    fragment = '"dependencies": {\n  "express": "^4.18.0",\n  "lodash": "^4.17.21"\n}\n'
+    assert "no JSON document" in (collapsed_text("package.json", PACKAGE.encode(), b"x") or "")
+    toml = b'[project]\nname = "app"\nversion = "1.0"\n'
+    assert "no TOML document" in (collapsed_text("p.toml", toml, b'name = "app"\n[x\n') or "")
+    bumped = PACKAGE.replace("4.18.0", "4.19.0")
+    assert collapsed_text("package.json", PACKAGE.encode(), bumped.encode()) is None
+    # A file that does not parse itself (JSON with comments) is judged by its lines only.
+    assert collapsed_text("t.json", b"// c\n{\n}\n", b"{\n  1\n") is None
+    initialised({"package.json": PACKAGE})
+    proposals, result = _plan(repo, f"Add lodash to `package.json`:\n\n```json\n{fragment}```\n")
+    (p,) = proposals
+    assert "no JSON document" in p.gates["A"]
+    (why,) = _blocked(result)
+    assert "no JSON document where package.json is one" in why and "SEARCH/REPLACE" in why
+    _, allowed = _plan(
+        repo, f"Add lodash to `package.json`:\n\n```json\n{fragment}```\n", allow_delete=True
+    )
+    assert _blocked(allowed) != []  # no word of the user's makes a fragment the file
+
+
+def test_a_block_with_fewer_lines_than_a_file_without_grammar_needs_allow_delete(
+    repo: Path, initialised: Initialise
+) -> None:
+    # Review item 4: two of requirements.txt's four lines (half) replaced the file, two
+    # requirements deleted without a word.
+    initialised({"requirements.txt": REQUIREMENTS})
+    reply = "Update `requirements.txt`:\n\n```text\nflask==3.0.3\nclick==8.1.7\n```\n"
+    proposals, result = _plan(repo, reply)
+    (p,) = proposals
+    assert p.kind == "whole-file" and p.gates["A"] == "pass"
+    assert p.gates["B"] == "user accept with --allow-delete" and not p.hydrated
+    assert any("leaves out 4 lines of requirements.txt" in n for n in p.notes), p.notes
+    (why,) = _blocked(result)
+    assert "leaves out 4 lines" in why and "`gunicorn==21.2.0`" in why
+    assert "--allow-delete" in why
+    assert result.files["requirements.txt"].after == REQUIREMENTS.encode()
+    _, allowed = _plan(repo, reply, allow_delete=True)
+    assert _blocked(allowed) == []
+    assert allowed.files["requirements.txt"].after == b"flask==3.0.3\nclick==8.1.7\n"
+    # As many lines or more (a version bump, a line added): written as given.
+    for text in [REQUIREMENTS.replace("3.0.0", "3.0.3"), REQUIREMENTS + "click==8.1.7\n"]:
+        proposals, result = _plan(repo, f"The whole `requirements.txt`:\n\n```\n{text}```\n")
+        assert not any("leaves out" in n for p in proposals for n in p.notes)
+        assert _blocked(result) == []
+        assert result.files["requirements.txt"].after == text.encode()
+
+
+CLI = """import logging
+import sys
+
+logging.basicConfig(level=logging.INFO)
+log = logging.getLogger(__name__)
+
+
+def main(argv):
+    for path in argv[1:]:
+        log.info("%s: %d bytes", path, len(open(path).read()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
+"""
+
+
+def test_a_statement_replaced_by_a_definition_is_left_out() -> None:
+    # Review item 5: the reply put a new function where the `__main__` block was (difflib
+    # 'replace', not 'delete'), and the block was deleted without a note.
+    replaced = CLI.replace(
+        'if __name__ == "__main__":\n    sys.exit(main(sys.argv))\n',
+        "def count_lines(text):\n    return len(text.splitlines())\n",
+    )
+    assert dropped_statements("cli.py", CLI.encode(), replaced.encode()) == [
+        'if __name__ == "__main__":'
+    ]
+    # A statement changed in its place is still a change.
+    changed = CLI.replace("level=logging.INFO", "level=logging.DEBUG")
+    assert dropped_statements("cli.py", CLI.encode(), changed.encode()) == []
+
+
+def test_a_statement_moved_elsewhere_is_not_left_out(repo: Path, initialised: Initialise) -> None:
+    # Review item 9: basicConfig moved into the `__main__` block was called left out, and
+    # the whole file needed --allow-delete.
+    moved = CLI.replace("logging.basicConfig(level=logging.INFO)\n", "").replace(
+        "    sys.exit(main(sys.argv))\n",
+        "    logging.basicConfig(level=logging.INFO)\n    sys.exit(main(sys.argv))\n",
+    )
+    assert dropped_statements("cli.py", CLI.encode(), moved.encode()) == []
+    initialised({"cli.py": CLI})
+    proposals, result = _plan(repo, f"Here is the whole `cli.py`:\n\n```python\n{moved}```\n")
+    (p,) = proposals
+    assert not any("leaves out" in n for n in p.notes), p.notes
+    assert _blocked(result) == []
+    assert result.files["cli.py"].after == moved.encode()

@@ -127,3 +127,27 @@ def test_a_repair_round_asks_for_the_function_around_the_nested_one(
     assert [e["symbol"] for p in placed for e in p["entities"]] == ["_safecall"]
     assert tm(repo, "accept", placed[0]["id"]).returncode == 0
     assert (repo / "src/click/utils.py").read_text() == UTILS.replace(safecall, fixed)
+
+
+def test_a_config_block_of_fewer_lines_needs_allow_delete(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    # Review item 4: two of four requirements, given as the file, deleted the other two
+    # (half the lines passed the D1 rule), and tm ask --accept wrote it.
+    requirements = "flask==3.0.0\nrequests==2.31.0\ngunicorn==21.2.0\npsycopg2-binary==2.9.9\n"
+    initialised({"requirements.txt": requirements})
+    reply = "Update `requirements.txt`:\n\n```text\nflask==3.0.3\nclick==8.1.7\n```\n"
+    server.add(reply)
+    proc = tm_ask(repo, server, "pin flask 3.0.3 and add click", "--accept", "--repair", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "requirements.txt").read_text() == requirements
+    prop = _ask(repo, server, reply, "pin flask 3.0.3 and add click")
+    gates = prop["gates"]
+    assert isinstance(gates, dict) and gates["B"] == "user accept with --allow-delete"
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 5
+    assert "leaves out 4 lines of requirements.txt" in proc.stderr
+    assert (repo / "requirements.txt").read_text() == requirements
+    proc = tm(repo, "accept", str(prop["id"]), "--allow-delete")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "requirements.txt").read_text() == "flask==3.0.3\nclick==8.1.7\n"

@@ -20,9 +20,9 @@ container). Each of its outermost definitions is then anchored in the file:
   property that has its getter only is a new member beside it, never the getter;
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
-  so is a definition named like a function nested in one of the file's functions
-  (`nested.py`), which tm changes only with its enclosing function (a top-level namesake is
-  taken only when the block's signature or the prompt says it is that one);
+  so is a definition named like a function nested in one of the file's functions, with its
+  parameters (`nested.py`), which tm changes only with its enclosing function (a top-level
+  namesake is taken only when the block's signature or the prompt says it is that one);
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a
@@ -54,6 +54,7 @@ from tinymem.edits.nested import (
     may_define,
     nested_functions,
     nested_reason,
+    same_parameters,
     same_signature,
 )
 from tinymem.edits.normalise import Parsed, parse_block
@@ -61,6 +62,7 @@ from tinymem.edits.pieces import definition_pieces
 from tinymem.edits.roles import new_accessor, role
 from tinymem.edits.splice.prefix import keep_prefix
 from tinymem.edits.statements import dropped_note, dropped_statements
+from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
 from tinymem.symbols import Symbol, extract, language_for_path
 
 __all__ = ["align"]
@@ -157,6 +159,14 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
             Target(s.name, "add", parsed.text[s.start : s.end]) for s in outermost(parsed.symbols)
         ]
         result.whole_file = original is not None and not parsed.symbols
+        if result.whole_file and original is not None and parsed.language is None:
+            # No grammar: a block of fewer lines than the file removes the rest
+            # (`textparity.py`); one under half of them is refused at Gate A instead.
+            if collapsed_text(path, original, code) is None:
+                result.dropped = left_out(original, code)
+            if result.dropped:
+                note = left_out_note(path, result.dropped)
+                result.notes.append(note + "; accepting needs --allow-delete")
         return result
     file = FileView(path, original, extract(path, original).symbols)
     language = parsed.language
@@ -318,8 +328,11 @@ def _local_or_not(
     of its enclosing definition, and tm changes it only through that one."""
     short = leaf(item.name)
     if not candidates:
-        alike = [n for n in local if same_signature(text, n.text)]
-        return nested_reason(short, file.path, alike or local)
+        # Only a nested function has the name: the block is that one when it takes the same
+        # parameters, and a new top-level definition otherwise (`def wrapper(response)` beside
+        # a decorator's `wrapper(*args, **kwargs)`).
+        alike = [n for n in local if same_parameters(text, n.text)]
+        return nested_reason(short, file.path, alike) if alike else None
     # Both a definition of the file and a nested function: the block's signature says which
     # when it is one's and not the other's; else the prompt, when it showed the entity and
     # none of the functions around the nested ones.

@@ -54,7 +54,7 @@ def _strip_note(tokens: list[str]) -> list[str]:
     return tokens
 
 
-def _named_in(inner: str, *, banner: bool) -> tuple[str, bool] | None:
+def _named_in(inner: str, *, banner: bool, indented: bool = False) -> tuple[str, bool] | None:
     tokens = inner.split()
     deco1 = bool(tokens) and _DECO_RE.fullmatch(tokens[0]) is not None
     if deco1:
@@ -68,6 +68,10 @@ def _named_in(inner: str, *, banner: bool) -> tuple[str, bool] | None:
     rest = " ".join(tokens)
     heading = _IN_LABEL_RE.match(rest)
     if heading is not None:
+        # Indented, `# In settings.py:` is a remark in a definition's body, and as a heading
+        # it would cut that definition short.
+        if indented:
+            return None
         path = clean_token(heading.group(1))
         return (path, True) if looks_like_path(path, loose=False) else None
     label = _LABEL_PREFIX_RE.match(rest)
@@ -86,7 +90,7 @@ def comment_path(line: str) -> tuple[str, bool] | None:
     """(path, decorated) when the whole line is a comment naming a file, e.g. `# --- a.py ---`.
 
     Forms: `<opener> [deco] [File:|filename:|path:] PATH [(note)] [deco] [closer]` or
-    `<opener> In PATH:` (a known extension or file name required), with opener
+    `<opener> In PATH:` at column 0 (a known extension or file name required), with opener
     one of `#` `//` `--` `;` `%` `/*` `<!--` `{/*`, or a bare banner `--- PATH ---` (decoration
     on both sides required). `decorated` (a banner, a label, or `##`) makes a mid-body line a
     file separator even with no blank line above it.
@@ -97,7 +101,7 @@ def comment_path(line: str) -> tuple[str, bool] | None:
     opener = _COMMENT_OPEN_RE.match(s)
     if opener is not None:
         inner = strip_comment_closer(s[opener.end() :])
-        named = _named_in(inner, banner=False)
+        named = _named_in(inner, banner=False, indented=line[:1].isspace())
         if named is not None:
             path, decorated = named
             heading = opener.group().startswith("##")

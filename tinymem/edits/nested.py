@@ -29,6 +29,7 @@ __all__ = [
     "may_define",
     "nested_functions",
     "nested_reason",
+    "same_parameters",
     "same_signature",
 ]
 
@@ -154,3 +155,24 @@ def ambiguous_reason(short: str, path: str, tops: dict[str, bytes], local: list[
 
 def same_signature(text: bytes, other: bytes) -> bool:
     return signature(text) == signature(other)
+
+
+def _parameters(text: bytes) -> str:
+    """A definition's parameter list as its head writes it (`(a, b=1)`, whitespace
+    collapsed); the whole head when it has no parenthesis (a JS `x => …`)."""
+    head = signature(text)
+    start = head.find("(")
+    if start < 0:
+        return head
+    depth = 0
+    for at in range(start, len(head)):
+        depth += {"(": 1, ")": -1}.get(head[at], 0)
+        if depth == 0:
+            return head[start : at + 1].replace(" ", "")
+    return head[start:].replace(" ", "")
+
+
+def same_parameters(text: bytes, other: bytes) -> bool:
+    """Whether two definitions take the same parameters: a block giving a function the file
+    has only nested with another parameter list is a new definition, not that one."""
+    return _parameters(text) == _parameters(other)

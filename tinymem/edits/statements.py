@@ -7,7 +7,9 @@ Those lines are the file's as much as its definitions, so their removal is a del
 definition's: named in the proposal, and written only with `--allow-delete`.
 
 Lines are matched by their text without indentation, in order (`difflib`): a statement the
-reply changes is a change, not a removal; one it moves stays. Import lines are left out of the
+reply changes in place (other statements where it was) is a change, not a removal; one it
+moves (its text among the lines the reply adds, at any depth) stays; one whose place the
+reply gives only to definitions or imports is left out. Import lines are left out of the
 count (a whole-file reply re-orders and trims them, and a lost import fails at once), and so
 are lines the old file has inside any definition (the definitions' own parity rules see them).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from tinymem.symbols import GRAMMAR_LANGUAGES, extract, language_for_path
 from tinymem.symbols.treesitter import parse_root
@@ -49,32 +52,54 @@ def _import_rows(language: str, data: bytes) -> set[int]:
     return rows
 
 
-def dropped_statements(path: str, before: bytes, after: bytes) -> list[str]:
-    """The first line of each run of lines of `before`, outside every definition and not an
-    import, that `after` (the whole new text of `path`) no longer has. Empty for a file
-    without a grammar (`textparity.py` judges those)."""
-    language = language_for_path(path)
-    if language is None or language not in GRAMMAR_LANGUAGES:
-        return []
-    spans = [(s.start, s.end) for s in extract(path, before).symbols]
-    imports = _import_rows(language, before)
-    old: list[tuple[int, bytes]] = []  # (row, stripped line) of every non-blank line
+def _outside_rows(path: str, language: str, data: bytes) -> list[tuple[int, bytes]]:
+    """(row, stripped line) of every non-blank line of `data`; row -1 for a line inside a
+    definition or an import (not counted as a statement)."""
+    spans = [(s.start, s.end) for s in extract(path, data).symbols]
+    imports = _import_rows(language, data)
+    rows: list[tuple[int, bytes]] = []
     offset = 0
-    for row, line in enumerate(before.split(b"\n")):
+    for row, line in enumerate(data.split(b"\n")):
         start, offset = offset, offset + len(line) + 1
         if line.strip():
             inside = any(a < start + len(line) and start < b for a, b in spans)
-            old.append((-1 if inside or row in imports else row, line.strip()))
-    new = [line.strip() for line in after.split(b"\n") if line.strip()]
-    matcher = difflib.SequenceMatcher(None, [t for _, t in old], new, autojunk=False)
+            rows.append((-1 if inside or row in imports else row, line.strip()))
+    return rows
+
+
+def dropped_statements(path: str, before: bytes, after: bytes) -> list[str]:
+    """The first line of each run of lines of `before`, outside every definition and not an
+    import, that `after` (the whole new text of `path`) no longer has. Empty for a file
+    without a grammar (`textparity.py` judges those).
+
+    A line the new text has elsewhere (among the lines it adds) was moved, not left out. A
+    line the new text puts other lines in place of was changed when some of those lines are
+    statements too (`level=INFO` made `level=DEBUG`), and left out when they are all inside
+    definitions or imports (the `__main__` block's place taken by a new function)."""
+    language = language_for_path(path)
+    if language is None or language not in GRAMMAR_LANGUAGES:
+        return []
+    old = _outside_rows(path, language, before)
+    new = _outside_rows(path, language, after)
+    matcher = difflib.SequenceMatcher(None, [t for _, t in old], [t for _, t in new], False)
+    opcodes = matcher.get_opcodes()
+    # The lines the new text adds or rewrites: where a line taken from its old place went.
+    spare = Counter(
+        new[j][1] for tag, _, _, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)
+    )
     dropped: list[str] = []
     last = -2
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag != "delete":
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal" or tag == "insert":
             continue
+        if tag == "replace" and any(row >= 0 for row, _ in new[j1:j2]):
+            continue  # statements in place of statements: a change
         for i in range(i1, i2):
             row, text = old[i]
             if row < 0:
+                continue
+            if spare[text]:
+                spare[text] -= 1  # moved
                 continue
             if i != last + 1:  # a new run (blank lines do not count)
                 dropped.append(text.decode("utf-8", "replace"))
