@@ -236,3 +236,25 @@ def test_a_search_found_again_only_inside_a_docstring_is_not_reapplied(
     written = (repo / "a.py").read_text()
     assert tm(repo, "accept", second).returncode == 5
     assert (repo / "a.py").read_text() == written
+
+
+def test_overwrite_advice_names_the_accepted_lines_it_would_take_back(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    # Review item 8: a hand edit, then tm accepts the proposal changing f; the import
+    # proposal is STALE, and --overwrite-stale would also set f back. The advice called all of
+    # it "your text".
+    initialised({"a.py": SRC})
+    reply = (
+        _sr("import os\n", "import os\nimport re\n")
+        + "\nAnd:\n\n```python\n# a.py\ndef f():\n    return 10\n```\n"
+    )
+    whole, symbols = _ask(repo, server, reply)
+    write(repo, "a.py", SRC.replace("return 2", "return 222"))
+    assert tm(repo, "accept", symbols).returncode == 0
+    blocked = tm(repo, "accept", whole)
+    assert blocked.returncode == 5
+    assert f"to replace your text and the lines of proposal {symbols}" in blocked.stderr
+    assert (repo / "a.py").read_text() == SRC.replace("return 2", "return 222").replace(
+        "return 1\n", "return 10\n"
+    )

@@ -37,7 +37,7 @@ from tinymem.notes.model import Note
 from tinymem.notes.proposed import fresh_id, proposal_note, rejection_note
 from tinymem.notes.store import check_text, note_edits
 from tinymem.proposalrecords import Proposal, pending, store
-from tinymem.reapply import Refused, reapply
+from tinymem.reapply import Refused, accepted_since, reapply
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, FileMeta, StateView
@@ -399,6 +399,13 @@ def _check_one(
             )
         )
     elif etv_problems:
+        # A whole file written over the disk also takes back what tm accepted into it since
+        # the ask: said, or the advice would pass tm's accepted lines off as the user's text.
+        taken_back = (
+            accepted_since(repo, p)
+            if whole and path in to_name and repo is not None and fp.before_oid != p.file_base
+            else ()
+        )
         check.gates.append(
             GateResult(
                 "ETV",
@@ -406,7 +413,13 @@ def _check_one(
                 "STALE: " + ", ".join(etv_problems) + " changed since the model saw it; `tm adopt`"
                 f" it, or `tm accept {p.id} "
                 + " ".join(f"--overwrite-stale {shlex.quote(n)}" for n in dict.fromkeys(to_name))
-                + "` to replace your text (it is kept in the vault)",
+                + "` to replace your text"
+                + (
+                    f" and the lines of proposal {', '.join(taken_back)}, which tm accepted into"
+                    f" {path} since the model saw it (the file is kept in the vault)"
+                    if taken_back
+                    else " (it is kept in the vault)"
+                ),
             )
         )
     else:

@@ -34,7 +34,7 @@ from tinymem.proposalrecords import Proposal
 from tinymem.repository import Repo
 from tinymem.statemap import StateView
 
-__all__ = ["Reapplied", "Refused", "reapply", "rebase_edit"]
+__all__ = ["Reapplied", "Refused", "accepted_since", "reapply", "rebase_edit"]
 
 _LOOK_BACK = 200  # episodes walked back to the ask: further than that, not taken as tm's own
 
@@ -206,3 +206,20 @@ def _own_edit(asked: StateView, view: StateView, p: Proposal) -> str | None:
         if made is not None and blob_id(made) == p.block:
             return block.code
     return None
+
+
+def accepted_since(repo: Repo, p: Proposal) -> tuple[str, ...]:
+    """The proposals tm accepted into `p.path` since `p`'s ask, whatever else changed it too
+    (a hand edit adopted): the lines `--overwrite-stale` of `p` would take back with the
+    user's. Empty when the ask is not found near the tip."""
+    if p.path is None:
+        return ()
+    taken: list[str] = []
+    for number, (_, episode) in enumerate(history(repo)):
+        if episode.id == p.episode:
+            return tuple(taken)
+        if number >= _LOOK_BACK:
+            return ()
+        if p.path in episode.files and episode.kind == "accept":
+            taken.extend(x for x in episode.proposals if x != p.id and x not in taken)
+    return ()
