@@ -157,7 +157,7 @@ def test_an_edit_and_its_correction_in_one_reply_stay_a_conflict(
     assert tm(repo, "accept", second).returncode == 0
     stale = tm(repo, "accept", first)
     assert stale.returncode == 5
-    assert f"only by tm's accept of {second}" in stale.stderr
+    assert f"only by tm's accept of proposal {second}" in stale.stderr
     assert (repo / "app.js").read_text() == JS.replace(
         anchor, anchor + "app.use(cors({ origin: 'https://example.com' }));\n"
     )
@@ -192,7 +192,7 @@ def test_a_further_edit_of_the_line_an_accept_added_after_is_not_stacked(
     assert tm(repo, "accept", first).returncode == 0
     stale = tm(repo, "accept", second)
     assert stale.returncode == 5
-    assert f"only by tm's accept of {first}" in stale.stderr
+    assert f"only by tm's accept of proposal {first}" in stale.stderr
     assert "takes back the lines of" in stale.stderr
     assert (repo / "a.py").read_text() == RETRIES.replace(BUMP, BUMP + "RETRIES += 2\n")
 

@@ -377,14 +377,18 @@ def _check_one(
             del plan_.overwritten[key]
         check.notes.append(f"already applied: {path} holds this text; recorded, not written")
     if tm_only is not None and etv_problems and not in_run:
-        ours = ", ".join(tm_only.proposals) or "an earlier proposal"
+        ours = (
+            f"proposal {', '.join(tm_only.proposals)}"
+            if tm_only.proposals
+            else "an earlier proposal"
+        )
         check.gates.append(
             GateResult(
                 "ETV",
                 False,
                 f"STALE: {path} changed since the model saw it only by tm's accept of {ours}"
-                f" ({', '.join(tm_only.accepts)}), and {tm_only.reason}: both change the same"
-                f" lines, so pick one: keep {ours} and ask again for this change, or `tm"
+                f" (episode {', '.join(tm_only.accepts)}), and {tm_only.reason}: pick one: keep"
+                f" {ours} and ask again for this change, or `tm"
                 f" accept {p.id} --overwrite-stale {shlex.quote(path)}` to write this"
                 f" proposal's file as the model saw it, which takes back the lines of {ours}",
             )

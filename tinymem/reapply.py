@@ -49,7 +49,7 @@ class Reapplied:
 class Refused:
     """Only tm changed the file since the ask, but its edit cannot be taken with those changes."""
 
-    reason: str  # why, a clause whose "they" is tm's changes since: "it changes line 3 ..."
+    reason: str  # why, a clause: "its edit and tm's change since both change line 3 ..."
     accepts: tuple[str, ...]  # the accept episodes that changed the file since the ask
     proposals: tuple[str, ...]  # the proposals those episodes accepted
 
@@ -110,8 +110,8 @@ def rebase_edit(fmt: str, code: str, base: bytes, text: bytes, path: str) -> byt
     for lo, hi in _regions(len(old), then):
         if any(lo <= i2 and i1 <= hi for i1, i2 in changed):
             return (
-                f"it changes line{'s' if hi - lo > 1 else ''} {_lines(lo, hi)} of the text the"
-                " model saw, where (or right beside which) they changed it"
+                f"its edit and tm's change since both change line{'s' if hi - lo > 1 else ''}"
+                f" {_lines(lo, hi)} of the text the model saw, or lines right beside each other"
             )
     now = apply_edit(fmt, code, text, path, exact=True)
     if now.problem is not None or now.data is None:
@@ -119,7 +119,7 @@ def rebase_edit(fmt: str, code: str, base: bytes, text: bytes, path: str) -> byt
     if now.data == text:
         return "its edit changes nothing in the file as it is now"
     if _written_beside(base, then, text, now):
-        return "the lines it adds are already beside its place: they wrote them"
+        return "the lines its edit adds are already beside its place, written by tm's change since"
     return now.data
 
 
