@@ -80,3 +80,18 @@ def test_an_edit_applied_again_is_the_merge_or_refused(data: st.DataObject) -> N
 
 def _count(lines: list[str], run: list[str]) -> int:
     return sum(lines[x : x + len(run)] == run for x in range(len(lines) - len(run) + 1))
+
+
+BASE = b"import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n"
+DIFF = "--- a/a.py\n+++ b/a.py\n@@ -7,3 +7,3 @@\n \n def g():\n-    return 2\n+    return 3\n"
+
+
+def test_a_diff_is_applied_again_away_from_the_change_and_refused_beside_it() -> None:
+    apart = BASE.replace(b"import os\n", b"import os\nimport re\n")
+    assert rebase_edit("udiff", DIFF, BASE, apart, "a.py") == apart.replace(
+        b"return 2", b"return 3"
+    )
+    # A line added between the hunk's context lines (the blank line and def g).
+    beside = BASE.replace(b"    return 1\n\n\n", b"    return 1\n\n\nX = 1\n")
+    assert isinstance(rebase_edit("udiff", DIFF, BASE, beside, "a.py"), str)
+    assert isinstance(rebase_edit("udiff", DIFF, BASE, BASE.replace(b"2", b"5"), "a.py"), str)
