@@ -37,7 +37,7 @@ from tinymem.notes.model import Note
 from tinymem.notes.proposed import fresh_id, proposal_note, rejection_note
 from tinymem.notes.store import check_text, note_edits
 from tinymem.proposalrecords import Proposal, pending, store
-from tinymem.reapply import reapply
+from tinymem.reapply import Refused, accepted_since, reapply
 from tinymem.records import FILE_SYMBOL, Confidence, Source, State, entity_key, split_key
 from tinymem.repository import Repo
 from tinymem.statemap import PROPOSALS, FileMeta, StateView
@@ -275,9 +275,16 @@ def _check_one(
     # the text the model saw would write their lines back as they were.
     in_run = whole and (path in plan_.changed_by or (fp.after != fp.before and bool(fp.proposals)))
     moved = in_run or (whole and fp.before_oid != p.file_base)
+    tm_only: Refused | None = None  # only tm moved the file, but onto the lines p changes
     if moved and repo is not None and current_text is not None:
         again = reapply(repo, view, p, fp.before_oid, current_text)
-        if again is not None:
+        if isinstance(again, Refused):
+            tm_only = again
+            check.notes.append(
+                f"{path} changed since the model saw it only by tm, and this proposal's edit is"
+                f" not applied again: {again.reason}"
+            )
+        elif again is not None:
             # Nothing of the user's would be replaced: --overwrite-stale has nothing to do.
             file_named = False
             check.rebased = again.data
@@ -323,6 +330,9 @@ def _check_one(
         # (an added import) that the entity checks above cannot see.
         if file_named and fp.before is not None:
             plan_.overwritten[path] = fp.before
+        elif tm_only is not None:
+            etv_problems.append(path)
+            to_name.append(path)
         elif not etv_problems:
             said = "now exists on disk" if p.file_base is None else "changed on disk"
             etv_problems.append(f"{path} ({said})")
@@ -366,7 +376,24 @@ def _check_one(
         for key in [k for k in plan_.overwritten if k not in saved_before]:
             del plan_.overwritten[key]
         check.notes.append(f"already applied: {path} holds this text; recorded, not written")
-    if etv_problems and not to_name:
+    if tm_only is not None and etv_problems and not in_run:
+        ours = (
+            f"proposal {', '.join(tm_only.proposals)}"
+            if tm_only.proposals
+            else "an earlier proposal"
+        )
+        check.gates.append(
+            GateResult(
+                "ETV",
+                False,
+                f"STALE: {path} changed since the model saw it only by tm's accept of {ours}"
+                f" (episode {', '.join(tm_only.accepts)}), and {tm_only.reason}: pick one: keep"
+                f" {ours} and ask again for this change, or `tm"
+                f" accept {p.id} --overwrite-stale {shlex.quote(path)}` to write this"
+                f" proposal's file as the model saw it, which takes back the lines of {ours}",
+            )
+        )
+    elif etv_problems and not to_name:
         check.gates.append(
             GateResult(
                 "ETV",
@@ -376,6 +403,13 @@ def _check_one(
             )
         )
     elif etv_problems:
+        # A whole file written over the disk also takes back what tm accepted into it since
+        # the ask: said, or the advice would pass tm's accepted lines off as the user's text.
+        taken_back = (
+            accepted_since(repo, p)
+            if whole and path in to_name and repo is not None and fp.before_oid != p.file_base
+            else ()
+        )
         check.gates.append(
             GateResult(
                 "ETV",
@@ -383,7 +417,13 @@ def _check_one(
                 "STALE: " + ", ".join(etv_problems) + " changed since the model saw it; `tm adopt`"
                 f" it, or `tm accept {p.id} "
                 + " ".join(f"--overwrite-stale {shlex.quote(n)}" for n in dict.fromkeys(to_name))
-                + "` to replace your text (it is kept in the vault)",
+                + "` to replace your text"
+                + (
+                    f" and the lines of proposal {', '.join(taken_back)}, which tm accepted into"
+                    f" {path} since the model saw it (the file is kept in the vault)"
+                    if taken_back
+                    else " (it is kept in the vault)"
+                ),
             )
         )
     else:

@@ -17,7 +17,7 @@ write them, and no SEARCH/REPLACE block can) what the file did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tinymem.edits.loosestrings import keep_literals
 from tinymem.edits.searchreplace import parse_pairs
@@ -35,6 +35,9 @@ class Patched:
     added: str = ""  # the lines it writes (for the elision check)
     aimed: int = 0  # for a hunk that fails: the line it was aimed at (0: unknown)
     creates: bool = False  # a new file (`--- /dev/null`, or an empty SEARCH on no file)
+    # Each hunk or SEARCH/REPLACE pair as applied, in order: the index of its first line in
+    # the text as the steps before it left it, the lines it matched, the lines it wrote.
+    places: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def _eol(data: bytes) -> bytes:
@@ -156,11 +159,14 @@ def _label(kind: str, number: int, header: str) -> str:
     return f"{kind} {number}" + (f" ({header})" if header else "")
 
 
-def apply_edit(fmt: str, code: str, original: bytes | None, path: str) -> Patched:
-    """Apply a block of format "udiff" or "search-replace" to `original` (None: no file)."""
+def apply_edit(
+    fmt: str, code: str, original: bytes | None, path: str, *, exact: bool = False
+) -> Patched:
+    """Apply a block of format "udiff" or "search-replace" to `original` (None: no file).
+    `exact`: a SEARCH text must match as written (no leading-whitespace-blind fallback)."""
     if fmt == "udiff":
         return _apply_diff(code, original, path)
-    return _apply_pairs(code, original, path)
+    return _apply_pairs(code, original, path, exact)
 
 
 def _apply_diff(code: str, original: bytes | None, path: str) -> Patched:
@@ -180,6 +186,7 @@ def _apply_diff(code: str, original: bytes | None, path: str) -> Patched:
         return Patched(None, None, added)  # the diff deletes the whole file
     lines = original.splitlines(keepends=True)
     eol = _eol(original)
+    steps: list[tuple[int, int, int]] = []
     for number, hunk in enumerate(diff.hunks, 1):
         label = _label("hunk", number, hunk.header)
         old = [text.encode() for text in hunk.old]
@@ -192,11 +199,13 @@ def _apply_diff(code: str, original: bytes | None, path: str) -> Patched:
                 None, f"{label} matches {where} in the State Map's {path}", added, hunk.hint
             )
         ops = [(op, text.encode()) for op, text in hunk.lines]
+        before = len(lines)
         lines = _replace(lines, found[0], ops, eol, hunk.says_final_newline)
-    return Patched(b"".join(lines), None, added)
+        steps.append((found[0], len(old), len(old) + len(lines) - before))
+    return Patched(b"".join(lines), None, added, places=steps)
 
 
-def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
+def _apply_pairs(code: str, original: bytes | None, path: str, exact: bool = False) -> Patched:
     pairs, problem = parse_pairs(code)
     added = "\n".join(line for p in pairs for line in p.replace)
     if problem is not None:
@@ -207,6 +216,7 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
         return Patched(None, f"tm has no text of {path} to search", added)
     lines = original.splitlines(keepends=True)
     eol = _eol(original)
+    steps: list[tuple[int, int, int]] = []
     for number, pair in enumerate(pairs, 1):
         label = _label("SEARCH/REPLACE", number, f"line {pair.line}")
         old = [text.encode() for text in pair.search]
@@ -214,7 +224,7 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
             return Patched(None, f"{label}: its SEARCH section is empty", added)
         found = _find(lines, old)
         new = [t.encode() for t in pair.replace]
-        if not found:
+        if not found and not exact:
             # Models strip the common indentation, or write spaces where gofmt has tabs: a
             # SEARCH that matches once with leading whitespace set aside is that place, and
             # its REPLACE takes the file's indentation.
@@ -253,5 +263,7 @@ def _apply_pairs(code: str, original: bytes | None, path: str) -> Patched:
             where = "nowhere" if not found else f"{len(found)} places"
             return Patched(None, f"{label}: its SEARCH text matches {where} in {path}", added)
         ops = [("-", line) for line in old] + [("+", t) for t in new]
+        before = len(lines)
         lines = _replace(lines, found[0], ops, eol)
-    return Patched(b"".join(lines), None, added)
+        steps.append((found[0], len(old), len(old) + len(lines) - before))
+    return Patched(b"".join(lines), None, added, places=steps)
