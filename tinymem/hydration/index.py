@@ -465,14 +465,15 @@ class RelevanceIndex(Corpus):
             "SELECT doc, CAST(impact * ? AS INTEGER) + 1, tf FROM postings WHERE term = ?",
             (scale, term),
         ).fetchall()
+        impacts = vector(((d, q) for d, q, _ in rows), int(width))
         counts = array("H", bytes(2 * int(width)))
         try:
             for doc, _, tf in rows:
                 counts[doc] = tf
         except OverflowError:  # a count past 65,535: read from the file, then
-            made = _Lanes(vector(((d, q) for d, q, _ in rows), int(width)), scale, None)
+            made = _Lanes(impacts, scale, None)
         else:
-            made = _Lanes(vector(((d, q) for d, q, _ in rows), int(width)), scale, counts)
+            made = _Lanes(impacts, scale, counts)
         if len(rows) >= _KEPT_DF:
             self._lanes[term] = made
             self._lane_bytes += made.size
