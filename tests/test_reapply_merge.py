@@ -68,7 +68,16 @@ def test_an_edit_applied_again_is_the_merge_or_refused(data: st.DataObject) -> N
             change,
         )
         assert merged != now.data
-    apart = j < k or m < i  # a line between the two
+    # A line between the two, both where they were made and where a diff of the two texts
+    # places the change since: in a run of equal lines the texts alone cannot say which of
+    # them went (git's merge cannot either).
+    apart = (j < k or m < i) and all(
+        i2 < i or j < i1
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(
+            None, base, after, autojunk=False
+        ).get_opcodes()
+        if tag != "equal"
+    )
     unique = (
         _count(base, base[i:j]) == 1
         and _count(base, base[k:m]) == 1
@@ -95,3 +104,14 @@ def test_a_diff_is_applied_again_away_from_the_change_and_refused_beside_it() ->
     beside = BASE.replace(b"    return 1\n\n\n", b"    return 1\n\n\nX = 1\n")
     assert isinstance(rebase_edit("udiff", DIFF, BASE, beside, "a.py"), str)
     assert isinstance(rebase_edit("udiff", DIFF, BASE, BASE.replace(b"2", b"5"), "a.py"), str)
+
+
+def test_a_change_a_diff_places_beside_the_edit_is_refused() -> None:
+    """Three lines taken out of a run of `a`s two lines above the edit: a diff of the texts
+    places the change right beside it (which `a`s went, the texts cannot say), so it is
+    refused, not merged on a guess (hypothesis found it)."""
+    base = _text(["a"] * 8 + ["b", "a", "c"])
+    now = _text(["a"] * 7 + ["c"])
+    merged = rebase_edit("search-replace", _sr(["c"], ["c", "a"]), base, now, "f.txt")
+    assert isinstance(merged, str)
+    assert "beside" in merged
