@@ -23,7 +23,7 @@ from functools import partial
 
 from tinymem.acceptadvice import confirmable
 from tinymem.acceptdisplaced import check_displaced, end_displaced
-from tinymem.acceptgate import gate_a_reason
+from tinymem.acceptgate import gate_a_reason, newer_reason
 from tinymem.acceptmerge import merged_text, only_this_change, removes_file
 from tinymem.acceptplan import Check, FilePlan, GateResult, Plan
 from tinymem.edits.filekinds import target_problem
@@ -118,6 +118,9 @@ def plan(
     for p in proposals:
         check = Check(p)
         result.checks.append(check)
+        if p.newer_keys:
+            check.gates.append(GateResult("A", False, newer_reason(p.newer_keys)))
+            continue
         if p.note is not None:  # a note writes no file: the user's word is its only gate
             check.gates += [
                 GateResult("A", True, "pass"),

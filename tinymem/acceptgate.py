@@ -89,3 +89,12 @@ def _why_lost(removed: bool) -> str:
         " definition only when the reply removes it (a DELETE line, or a diff or"
         " SEARCH/REPLACE block that takes it out) and you accept with --allow-delete"
     )
+
+
+def newer_reason(keys: list[str]) -> str:
+    """Why a proposal a newer tm recorded is not accepted here: what its unknown keys mean
+    for the write (how to apply it again, where it goes) only that tm knows."""
+    return (
+        f"recorded by a newer tm (its record has {', '.join(keys)}, which this one does not"
+        " know): accept it with that version, or ask again"
+    )

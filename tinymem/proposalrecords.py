@@ -7,7 +7,7 @@ such as `tm status` and the pre-commit hook do not load the reply parser.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from tinymem.gitobjects import MODE_BLOB, ObjectWriter
@@ -22,6 +22,8 @@ class ProposedEntity:
     artifact: str | None  # blob of the proposed text (None for delete)
     base: str | None  # the authoritative artifact it was written against (None for add)
     after: str | None = None  # for "add": the symbol the block gave it after (placement)
+    # Keys a newer tm wrote that this one does not know: kept, written back (`Proposal.newer`).
+    newer: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -57,6 +59,11 @@ class Proposal:
     # format "udiff" / "search-replace": blob of the edit as the reply wrote it, applied again
     # when tm itself changed the file since (`tinymem/reapply.py`)
     edit: str | None = None
+    # Keys a newer tm wrote that this one does not know. Written back as they were, so that
+    # a rejection here loses nothing; a proposal that has them is never accepted by this tm
+    # (`accept`), whose rules for them it does not know (an `edit` key once changed how a
+    # proposal is applied again).
+    newer: dict[str, Any] = field(default_factory=dict)
 
     def entity_keys(self) -> list[str]:
         return [entity_key(self.path or "?", e.symbol) for e in self.entities]
@@ -67,13 +74,27 @@ class Proposal:
             del raw["note"]  # the records of code proposals stay as they were
         if raw["edit"] is None:
             del raw["edit"]
+        raw.update(raw.pop("newer"))
+        for entity in raw["entities"]:
+            entity.update(entity.pop("newer"))
         return json.dumps(raw, indent=1, ensure_ascii=False).encode() + b"\n"
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Proposal:
         raw: dict[str, Any] = json.loads(data)
-        raw["entities"] = [ProposedEntity(**e) for e in raw["entities"]]
-        return cls(**raw)
+        known, newer = _split(cls, raw)
+        entities = []
+        for e in known["entities"]:
+            entity, extra = _split(ProposedEntity, e)
+            entities.append(ProposedEntity(**entity, newer=extra))
+        known["entities"] = entities
+        return cls(**known, newer=newer)
+
+    @property
+    def newer_keys(self) -> list[str]:
+        """The keys of its record this tm does not know, the entities' ones as `entities.K`."""
+        inner = {f"entities.{k}" for e in self.entities for k in e.newer}
+        return sorted(self.newer.keys() | inner)
 
     @property
     def blocked(self) -> str | None:
@@ -82,6 +103,13 @@ class Proposal:
             if result != "pass":
                 return f"{gate}: {result}"
         return None
+
+
+def _split(kind: type, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`raw` as the fields of `kind` this tm knows, and the rest."""
+    names = {f.name for f in fields(kind)} - {"newer"}
+    known = {k: v for k, v in raw.items() if k in names}
+    return known, {k: v for k, v in raw.items() if k not in names}
 
 
 def store(writer: ObjectWriter, p: Proposal) -> str:
