@@ -55,7 +55,7 @@ from tinymem.edits.nested import (
     nested_functions,
     nested_reason,
     same_parameters,
-    same_signature,
+    same_signatures,
 )
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.pieces import definition_pieces
@@ -327,17 +327,19 @@ def _local_or_not(
     would otherwise be added at the top level, or replace a top-level namesake: it is part
     of its enclosing definition, and tm changes it only through that one."""
     short = leaf(item.name)
+    language = language_for_path(file.path)
     if not candidates:
         # Only a nested function has the name: the block is that one when it takes the same
-        # parameters, and a new top-level definition otherwise (`def wrapper(response)` beside
-        # a decorator's `wrapper(*args, **kwargs)`).
-        alike = [n for n in local if same_parameters(text, n.text)]
+        # parameters (by name: `def decorator(f)` is `def decorator(f: T_route) -> T_route`),
+        # and a new top-level definition otherwise (`def wrapper(response)` beside a
+        # decorator's `wrapper(*args, **kwargs)`).
+        alike = same_parameters(language, text, local)
         return nested_reason(short, file.path, alike) if alike else None
     # Both a definition of the file and a nested function: the block's signature says which
     # when it is one's and not the other's; else the prompt, when it showed the entity and
     # none of the functions around the nested ones.
-    tops = [c for c in candidates if same_signature(text, file.text(c))]
-    nests = [n for n in local if same_signature(text, n.text)]
+    heads, nests = same_signatures(language, text, [file.text(c) for c in candidates], local)
+    tops = [candidates[i] for i in heads]
     if tops and not nests:
         return None
     if nests and not tops:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from tree_sitter import Query, QueryCursor
 
 from tinymem.edits.alignment import signature
+from tinymem.edits.parameters import definition_parameters, parameter_names
 from tinymem.symbols import Symbol
 from tinymem.symbols.grammars import load_language
 from tinymem.symbols.treesitter import parse_root
@@ -31,6 +32,7 @@ __all__ = [
     "nested_reason",
     "same_parameters",
     "same_signature",
+    "same_signatures",
 ]
 
 _JS_FUNCTIONS = frozenset(
@@ -81,6 +83,7 @@ class Nested:
     enclosing: str | None  # the innermost entity of the file around it (None: none is)
     line: int  # 1-based
     text: bytes
+    parameters: tuple[str, ...] | None = None  # its parameter names (`parameters.py`)
 
 
 def may_define(language: str | None, data: bytes, name: str) -> bool:
@@ -118,6 +121,7 @@ def nested_functions(language: str | None, data: bytes, symbols: Sequence[Symbol
                 inner.name if inner is not None else None,
                 node.start_point[0] + 1,
                 data[node.start_byte : node.end_byte],
+                definition_parameters(node, data),
             )
         )
     return found
@@ -157,6 +161,25 @@ def same_signature(text: bytes, other: bytes) -> bool:
     return signature(text) == signature(other)
 
 
+def same_signatures(
+    language: str | None, text: bytes, tops: Sequence[bytes], local: Sequence[Nested]
+) -> tuple[list[int], list[Nested]]:
+    """Which of the entities `tops` (their texts; the indexes returned) and the nested
+    functions `local` the definition `text` is by its signature: those whose head it writes
+    the same when that picks any; else those taking the same parameter names. An exact head
+    is the stronger evidence, so a top-level function whose head the block repeats is never
+    outweighed by a nested one that only takes the same names."""
+    heads = [i for i, top in enumerate(tops) if same_signature(text, top)]
+    nests = [n for n in local if same_signature(text, n.text)]
+    if heads or nests:
+        return heads, nests
+    names = parameter_names(language, text)
+    if names is None:
+        return [], []
+    heads = [i for i, top in enumerate(tops) if parameter_names(language, top) == names]
+    return heads, [n for n in local if n.parameters == names]
+
+
 def _parameters(text: bytes) -> str:
     """A definition's parameter list as its head writes it (`(a, b=1)`, whitespace
     collapsed); the whole head when it has no parenthesis (a JS `x => …`)."""
@@ -172,7 +195,12 @@ def _parameters(text: bytes) -> str:
     return head[start:].replace(" ", "")
 
 
-def same_parameters(text: bytes, other: bytes) -> bool:
-    """Whether two definitions take the same parameters: a block giving a function the file
-    has only nested with another parameter list is a new definition, not that one."""
-    return _parameters(text) == _parameters(other)
+def same_parameters(language: str | None, text: bytes, local: Sequence[Nested]) -> list[Nested]:
+    """The nested functions of `local` that the definition `text` is by its parameters: those
+    whose parameter list it writes the same, else those taking the same parameter names
+    (annotations, defaults, spacing and comments aside: a model rewrites those while giving
+    the same function back). A block giving a function the file has only nested with other
+    parameter names is a new definition, not that one."""
+    same = [n for n in local if _parameters(text) == _parameters(n.text)]
+    names = parameter_names(language, text) if not same else None
+    return same or [n for n in local if names is not None and n.parameters == names]
