@@ -192,3 +192,39 @@ def test_annotations_defaults_and_layout_never_change_python_names(
     head = f"def f({data.draw(_GAPS)}{sep.join(parts)}{trailing}\n)"
     text = f"{head}{data.draw(st.sampled_from(['', ' -> int', ' -> t.Any']))}:\n    pass\n"
     assert parameter_names("python", text.encode()) == tuple(names), text
+
+
+def test_a_nested_function_given_with_a_parameter_added_keeps_its_body_and_is_refused() -> None:
+    # Other parameter NAMES, the nested function's body kept with a line changed: a model
+    # changing that function, not defining a new one of its name.
+    block = b"""def wrapper(*args, logger=None, **kwargs):
+    try:
+        return func(*args, **kwargs)
+    except Exception as e:
+        if logger is not None:
+            logger.exception(e)
+    return None
+"""
+    for text in (block, _indent(block, 4)):
+        a = align("src/click/utils.py", text, UTILS, Evidence())
+        assert a.targets == [] and a.blocked is not None
+        assert "nested in `_safecall`" in a.blocked
+    block = b"function onerror(err, res) {\n  if (done) return;\n  done = true;\n"
+    block += b"  if (res.headersSent) return;\n  callback(err);\n}\n"
+    a = align("lib/response.js", block, RESPONSE, Evidence())
+    assert a.blocked is not None and "nested in `sendfile`" in a.blocked
+
+
+RETRY = b"""def retry(fn):
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+"""
+
+
+def test_a_closure_hoisted_with_its_free_variable_as_a_parameter_is_a_new_function() -> None:
+    # One line in common is no body kept: the closure moved to the top level is added.
+    block = b"def wrapper(fn, *args, **kwargs):\n    return fn(*args, **kwargs)\n"
+    a = align("net.py", block, RETRY, Evidence())
+    assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("wrapper", "add")]

@@ -54,6 +54,7 @@ from tinymem.edits.nested import (
     may_define,
     nested_functions,
     nested_reason,
+    same_body,
     same_parameters,
     same_signatures,
 )
@@ -331,9 +332,13 @@ def _local_or_not(
     if not candidates:
         # Only a nested function has the name: the block is that one when it takes the same
         # parameters (by name: `def decorator(f)` is `def decorator(f: T_route) -> T_route`),
-        # and a new top-level definition otherwise (`def wrapper(response)` beside a
-        # decorator's `wrapper(*args, **kwargs)`).
-        alike = same_parameters(language, text, local)
+        # or when it keeps the body of one whose parameters it changed (a parameter added);
+        # a new top-level definition otherwise (`def wrapper(response)` beside a decorator's
+        # `wrapper(*args, **kwargs)`). Not the request or the reply naming the enclosing
+        # function: they name it as much when the model adds a helper for that function to
+        # call (`def wrapper(response)` used by `retry`), and a refusal there loses the
+        # helper; the block's own body is what says it is the nested function.
+        alike = same_parameters(language, text, local) or same_body(language, text, local)
         return nested_reason(short, file.path, alike) if alike else None
     # Both a definition of the file and a nested function: the block's signature says which
     # when it is one's and not the other's; else the prompt, when it showed the entity and

@@ -13,13 +13,19 @@ parse alone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Query, QueryCursor
 
 from tinymem.edits.alignment import signature
-from tinymem.edits.parameters import definition_parameters, parameter_names
+from tinymem.edits.parameters import (
+    body_of,
+    definition_body,
+    definition_parameters,
+    parameter_names,
+)
 from tinymem.symbols import Symbol
 from tinymem.symbols.grammars import load_language
 from tinymem.symbols.treesitter import parse_root
@@ -30,6 +36,7 @@ __all__ = [
     "may_define",
     "nested_functions",
     "nested_reason",
+    "same_body",
     "same_parameters",
     "same_signature",
     "same_signatures",
@@ -75,6 +82,8 @@ _DEF_WORDS = {
     "rust": rb"\bfn\s+%s\b",
 }
 _JS_WORDS = rb"(?:\bfunction\s*\*?\s*%s\b|\b%s\s*=)"
+_WORDY = re.compile(r"\w")
+_COMMENTS = ("#", "//", "/*", "*")
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,7 @@ class Nested:
     line: int  # 1-based
     text: bytes
     parameters: tuple[str, ...] | None = None  # its parameter names (`parameters.py`)
+    body: bytes = b""
 
 
 def may_define(language: str | None, data: bytes, name: str) -> bool:
@@ -122,6 +132,7 @@ def nested_functions(language: str | None, data: bytes, symbols: Sequence[Symbol
                 node.start_point[0] + 1,
                 data[node.start_byte : node.end_byte],
                 definition_parameters(node, data),
+                definition_body(node, data),
             )
         )
     return found
@@ -204,3 +215,30 @@ def same_parameters(language: str | None, text: bytes, local: Sequence[Nested]) 
     same = [n for n in local if _parameters(text) == _parameters(n.text)]
     names = parameter_names(language, text) if not same else None
     return same or [n for n in local if names is not None and n.parameters == names]
+
+
+def _statement_lines(body: bytes) -> Counter[str]:
+    """A body's lines that say something (not blank, a brace or a comment), unindented."""
+    lines = (line.strip() for line in body.decode("utf-8", "replace").split("\n"))
+    return Counter(line for line in lines if _WORDY.search(line) and not line.startswith(_COMMENTS))
+
+
+def same_body(language: str | None, text: bytes, local: Sequence[Nested]) -> list[Nested]:
+    """The nested functions of `local` whose body the definition `text` keeps: at least two
+    of its statement lines and at least half of them. A model adding or removing a
+    parameter of a nested function gives back its body with a line or two changed; a new
+    function that only shares its name (`def wrapper(response)` beside a decorator's
+    `wrapper(*args, **kwargs)`) has a body of its own. Two lines at least, since a one-line
+    closure hoisted to the top level with the variable it closed over as a parameter is a
+    new function that repeats its one line."""
+    body = body_of(language, text)
+    if not body:
+        return []
+    given = _statement_lines(body)
+    alike: list[Nested] = []
+    for n in local:
+        own = _statement_lines(n.body)
+        kept = sum((own & given).values())
+        if kept >= 2 and 2 * kept >= sum(own.values()):
+            alike.append(n)
+    return alike

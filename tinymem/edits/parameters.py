@@ -1,4 +1,5 @@
-"""The names of a function's parameters, read from its tree-sitter parameters node.
+"""The names of a function's parameters, read from its tree-sitter parameters node, and
+its body.
 
 Whether a block gives a nested function or a new one of the same name turns on the
 parameters it takes (`nested.py`), and small models rewrite a parameter list without
@@ -18,7 +19,7 @@ from tree_sitter import Node
 
 from tinymem.symbols.treesitter import parse_root
 
-__all__ = ["definition_parameters", "parameter_names"]
+__all__ = ["body_of", "definition_body", "definition_parameters", "parameter_names"]
 
 # The definitions whose parameters are read, per language; a JS `const f = () => …` is its
 # declarator, whose value is the function.
@@ -60,18 +61,24 @@ def _name(node: Node, data: bytes) -> str:
     return b"".join(data[node.start_byte : node.end_byte].split()).decode("utf-8", "replace")
 
 
+def _function(definition: Node) -> Node | None:
+    """The function a definition node defines: a JS declarator's value, else itself."""
+    if definition.type != "variable_declarator":
+        return definition
+    value = definition.child_by_field_name("value")
+    return value if value is not None and value.type in _JS_VALUES else None
+
+
 def definition_parameters(definition: Node, data: bytes) -> tuple[str, ...] | None:
     """The parameter names of `definition` (a node of `_DEFINITIONS`), in order; None when
     it has no parameter list tree-sitter could read whole."""
-    if definition.type == "variable_declarator":
-        value = definition.child_by_field_name("value")
-        if value is None or value.type not in _JS_VALUES:
-            return None
-        definition = value
-    single = definition.child_by_field_name("parameter")  # a JS `x => …`
+    function = _function(definition)
+    if function is None:
+        return None
+    single = function.child_by_field_name("parameter")  # a JS `x => …`
     if single is not None:
         return (_name(single, data),)
-    params = definition.child_by_field_name("parameters")
+    params = function.child_by_field_name("parameters")
     if params is None or params.has_error:
         return None
     return tuple(
@@ -79,19 +86,36 @@ def definition_parameters(definition: Node, data: bytes) -> tuple[str, ...] | No
     )
 
 
-def parameter_names(language: str | None, text: bytes) -> tuple[str, ...] | None:
-    """The parameter names of the first function `text` defines; None when the language is
-    not one read here, or the text defines no function whose parameters parse."""
+def definition_body(definition: Node, data: bytes) -> bytes:
+    """The text of the body of `definition` (a node of `_DEFINITIONS`); empty when none."""
+    function = _function(definition)
+    body = function.child_by_field_name("body") if function is not None else None
+    return b"" if body is None else data[body.start_byte : body.end_byte]
+
+
+def _first_definition(language: str | None, text: bytes) -> Node | None:
+    """The first function `text` defines, in document order: the outermost one it starts
+    with. None when the language is not one read here or it defines none."""
     kinds = _DEFINITIONS.get(language or "")
     if kinds is None or language is None:
         return None
-    # The first definition in document order is the outermost one the text starts with.
     stack = [parse_root(language, text)]
     while stack:
         node = stack.pop()
-        if node.type in kinds:
-            found = definition_parameters(node, text)
-            if found is not None or node.type != "variable_declarator":
-                return found
+        if node.type in kinds and _function(node) is not None:
+            return node
         stack.extend(reversed(node.named_children))
     return None
+
+
+def parameter_names(language: str | None, text: bytes) -> tuple[str, ...] | None:
+    """The parameter names of the first function `text` defines; None when the language is
+    not one read here, or the text defines no function whose parameters parse."""
+    found = _first_definition(language, text)
+    return None if found is None else definition_parameters(found, text)
+
+
+def body_of(language: str | None, text: bytes) -> bytes | None:
+    """The body of the first function `text` defines (None: as `parameter_names`)."""
+    found = _first_definition(language, text)
+    return None if found is None else definition_body(found, text)
