@@ -21,8 +21,9 @@ container). Each of its outermost definitions is then anchored in the file:
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
   so is a definition named like a function nested in one of the file's functions, with its
-  parameters (`nested.py`), which tm changes only with its enclosing function (a top-level
-  namesake is taken only when the block's signature or the prompt says it is that one);
+  parameter names or its body (`nested.py`), which tm changes only with its enclosing
+  function (a top-level namesake is taken only when the block's signature or the prompt
+  says it is that one);
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a

@@ -4,7 +4,9 @@ Extraction stops at function bodies, so a block holding `def wrapper(...)` that 
 defines only inside `_safecall` would otherwise find no anchor and be added at the top level
 (or, when a top-level function has the same name, replace that one). A nested function is
 part of its enclosing definition's text: tm changes it only through that definition, so a
-block that gives it alone is refused with the enclosing definition named (`align.py`).
+block that gives it alone is refused with the enclosing definition named (`align.py`). A
+block is that function when it takes the same parameter names (`parameters.py`: a model
+rewrites annotations and defaults) or keeps its body with a parameter changed.
 Python, JavaScript/TypeScript (`function f`, `const f = () => …`) and Rust; Go closures are
 `x := func…` statements that no block gives as a definition, and C# local functions do not
 parse alone.
