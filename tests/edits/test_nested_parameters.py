@@ -228,3 +228,30 @@ def test_a_closure_hoisted_with_its_free_variable_as_a_parameter_is_a_new_functi
     block = b"def wrapper(fn, *args, **kwargs):\n    return fn(*args, **kwargs)\n"
     a = align("net.py", block, RETRY, Evidence())
     assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("wrapper", "add")]
+
+
+_TS_TYPES = st.sampled_from(["", ": number", ": string[]", ": Map<string, number>", ": A | B"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    # A prefix keeps clear of JavaScript's reserved words (`do`, `new`, `this`, ...).
+    st.lists(_IDENTS.map(lambda s: "v_" + s), max_size=4, unique=True),
+    st.data(),
+)
+def test_types_defaults_and_layout_never_change_typescript_names(
+    names: list[str], data: st.DataObject
+) -> None:
+    parts = [
+        name
+        + data.draw(st.sampled_from(["", "?"]))
+        + data.draw(_TS_TYPES)
+        + data.draw(st.sampled_from(["", " = 1", " = 'a, b'", " = f(x, y)"]))
+        for name in names
+    ]
+    parts = [p.replace("?", "") if "=" in p else p for p in parts]  # `x?: T = 1` is invalid
+    sep = "," + data.draw(st.sampled_from([" ", "\n  ", " /* c */ ", " // c\n  "]))
+    arrow = data.draw(st.booleans())
+    params = f"({sep.join(parts)})"
+    text = f"const f = {params} => 1\n" if arrow else f"function f{params}: void {{}}\n"
+    assert parameter_names("typescript", text.encode()) == tuple(names), text
