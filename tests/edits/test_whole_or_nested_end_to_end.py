@@ -14,6 +14,7 @@ from tests.modelserver import ModelServer
 
 PYPROJECT = (CODE / "click/pyproject.toml").read_text()
 UTILS = (CODE / "click/src/click/utils.py").read_text()
+SCAFFOLD = (CODE / "flask/src/flask/sansio/scaffold.py").read_text()
 TOOL = '''"""Tool."""
 import logging
 import sys
@@ -96,6 +97,29 @@ def test_a_nested_function_alone_is_not_added_at_the_top_level(
     assert proc.returncode == 5
     assert "nested in `_safecall`" in proc.stderr and "the whole of `_safecall`" in proc.stderr
     assert (repo / "src/click/utils.py").read_text() == UTILS
+
+
+def test_a_nested_function_with_its_annotations_dropped_is_not_added_at_the_top_level(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    # Its parameters were compared as text: `(f)` is not `(f: T_route)`, so the route's
+    # decorator was appended to scaffold.py as a new module-level function.
+    initialised({"src/flask/sansio/scaffold.py": SCAFFOLD})
+    reply = (
+        "In `src/flask/sansio/scaffold.py`, change the decorator in `Scaffold.route`:\n\n"
+        "```python\n        def decorator(f):\n"
+        '            endpoint = options.pop("endpoint", None) or f.__qualname__\n'
+        "            self.add_url_rule(rule, endpoint, f, **options)\n"
+        "            return f\n```\n"
+    )
+    request = "in Scaffold.route, default the endpoint to the view's qualified name"
+    prop = _ask(repo, server, reply, request)
+    assert prop["confidence"] == "UNRESOLVED"
+    proc = tm(repo, "accept", str(prop["id"]))
+    assert proc.returncode == 5
+    assert "nested in `Scaffold.route`" in proc.stderr
+    assert "the whole of `Scaffold.route`" in proc.stderr
+    assert (repo / "src/flask/sansio/scaffold.py").read_text() == SCAFFOLD
 
 
 def test_a_repair_round_asks_for_the_function_around_the_nested_one(

@@ -21,8 +21,9 @@ container). Each of its outermost definitions is then anchored in the file:
 - no anchor: a method-shaped definition (a `self`/`cls` first parameter, a Rust `self`
   parameter, a member that only parses inside a class) is blocked, since it needs its class;
   so is a definition named like a function nested in one of the file's functions, with its
-  parameters (`nested.py`), which tm changes only with its enclosing function (a top-level
-  namesake is taken only when the block's signature or the prompt says it is that one);
+  parameter names or its body (`nested.py`), which tm changes only with its enclosing
+  function (a top-level namesake is taken only when the block's signature or the prompt
+  says it is that one);
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a
@@ -54,8 +55,9 @@ from tinymem.edits.nested import (
     may_define,
     nested_functions,
     nested_reason,
+    same_body,
     same_parameters,
-    same_signature,
+    same_signatures,
 )
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.pieces import definition_pieces
@@ -327,17 +329,23 @@ def _local_or_not(
     would otherwise be added at the top level, or replace a top-level namesake: it is part
     of its enclosing definition, and tm changes it only through that one."""
     short = leaf(item.name)
+    language = language_for_path(file.path)
     if not candidates:
         # Only a nested function has the name: the block is that one when it takes the same
-        # parameters, and a new top-level definition otherwise (`def wrapper(response)` beside
-        # a decorator's `wrapper(*args, **kwargs)`).
-        alike = [n for n in local if same_parameters(text, n.text)]
+        # parameters (by name: `def decorator(f)` is `def decorator(f: T_route) -> T_route`),
+        # or when it keeps the body of one whose parameters it changed (a parameter added);
+        # a new top-level definition otherwise (`def wrapper(response)` beside a decorator's
+        # `wrapper(*args, **kwargs)`). Not the request or the reply naming the enclosing
+        # function: they name it as much when the model adds a helper for that function to
+        # call (`def wrapper(response)` used by `retry`), and a refusal there loses the
+        # helper; the block's own body is what says it is the nested function.
+        alike = same_parameters(language, text, local) or same_body(language, text, local)
         return nested_reason(short, file.path, alike) if alike else None
     # Both a definition of the file and a nested function: the block's signature says which
     # when it is one's and not the other's; else the prompt, when it showed the entity and
     # none of the functions around the nested ones.
-    tops = [c for c in candidates if same_signature(text, file.text(c))]
-    nests = [n for n in local if same_signature(text, n.text)]
+    heads, nests = same_signatures(language, text, [file.text(c) for c in candidates], local)
+    tops = [candidates[i] for i in heads]
     if tops and not nests:
         return None
     if nests and not tops:

@@ -4,7 +4,9 @@ Extraction stops at function bodies, so a block holding `def wrapper(...)` that 
 defines only inside `_safecall` would otherwise find no anchor and be added at the top level
 (or, when a top-level function has the same name, replace that one). A nested function is
 part of its enclosing definition's text: tm changes it only through that definition, so a
-block that gives it alone is refused with the enclosing definition named (`align.py`).
+block that gives it alone is refused with the enclosing definition named (`align.py`). A
+block is that function when it takes the same parameter names (`parameters.py`: a model
+rewrites annotations and defaults) or keeps its body with a parameter changed.
 Python, JavaScript/TypeScript (`function f`, `const f = () => …`) and Rust; Go closures are
 `x := func…` statements that no block gives as a definition, and C# local functions do not
 parse alone.
@@ -13,12 +15,19 @@ parse alone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Query, QueryCursor
 
 from tinymem.edits.alignment import signature
+from tinymem.edits.parameters import (
+    body_of,
+    definition_body,
+    definition_parameters,
+    parameter_names,
+)
 from tinymem.symbols import Symbol
 from tinymem.symbols.grammars import load_language
 from tinymem.symbols.treesitter import parse_root
@@ -29,8 +38,10 @@ __all__ = [
     "may_define",
     "nested_functions",
     "nested_reason",
+    "same_body",
     "same_parameters",
     "same_signature",
+    "same_signatures",
 ]
 
 _JS_FUNCTIONS = frozenset(
@@ -73,6 +84,8 @@ _DEF_WORDS = {
     "rust": rb"\bfn\s+%s\b",
 }
 _JS_WORDS = rb"(?:\bfunction\s*\*?\s*%s\b|\b%s\s*=)"
+_WORDY = re.compile(r"\w")
+_COMMENTS = ("#", "//", "/*", "*")
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,8 @@ class Nested:
     enclosing: str | None  # the innermost entity of the file around it (None: none is)
     line: int  # 1-based
     text: bytes
+    parameters: tuple[str, ...] | None = None  # its parameter names (`parameters.py`)
+    body: bytes = b""
 
 
 def may_define(language: str | None, data: bytes, name: str) -> bool:
@@ -118,6 +133,8 @@ def nested_functions(language: str | None, data: bytes, symbols: Sequence[Symbol
                 inner.name if inner is not None else None,
                 node.start_point[0] + 1,
                 data[node.start_byte : node.end_byte],
+                definition_parameters(node, data),
+                definition_body(node, data),
             )
         )
     return found
@@ -157,6 +174,25 @@ def same_signature(text: bytes, other: bytes) -> bool:
     return signature(text) == signature(other)
 
 
+def same_signatures(
+    language: str | None, text: bytes, tops: Sequence[bytes], local: Sequence[Nested]
+) -> tuple[list[int], list[Nested]]:
+    """Which of the entities `tops` (their texts; the indexes returned) and the nested
+    functions `local` the definition `text` is by its signature: those whose head it writes
+    the same when that picks any; else those taking the same parameter names. An exact head
+    is the stronger evidence, so a top-level function whose head the block repeats is never
+    outweighed by a nested one that only takes the same names."""
+    heads = [i for i, top in enumerate(tops) if same_signature(text, top)]
+    nests = [n for n in local if same_signature(text, n.text)]
+    if heads or nests:
+        return heads, nests
+    names = parameter_names(language, text)
+    if names is None:
+        return [], []
+    heads = [i for i, top in enumerate(tops) if parameter_names(language, top) == names]
+    return heads, [n for n in local if n.parameters == names]
+
+
 def _parameters(text: bytes) -> str:
     """A definition's parameter list as its head writes it (`(a, b=1)`, whitespace
     collapsed); the whole head when it has no parenthesis (a JS `x => …`)."""
@@ -172,7 +208,39 @@ def _parameters(text: bytes) -> str:
     return head[start:].replace(" ", "")
 
 
-def same_parameters(text: bytes, other: bytes) -> bool:
-    """Whether two definitions take the same parameters: a block giving a function the file
-    has only nested with another parameter list is a new definition, not that one."""
-    return _parameters(text) == _parameters(other)
+def same_parameters(language: str | None, text: bytes, local: Sequence[Nested]) -> list[Nested]:
+    """The nested functions of `local` that the definition `text` is by its parameters: those
+    whose parameter list it writes the same, else those taking the same parameter names
+    (annotations, defaults, spacing and comments aside: a model rewrites those while giving
+    the same function back). A block giving a function the file has only nested with other
+    parameter names is a new definition, not that one."""
+    same = [n for n in local if _parameters(text) == _parameters(n.text)]
+    names = parameter_names(language, text) if not same else None
+    return same or [n for n in local if names is not None and n.parameters == names]
+
+
+def _statement_lines(body: bytes) -> Counter[str]:
+    """A body's lines that say something (not blank, a brace or a comment), unindented."""
+    lines = (line.strip() for line in body.decode("utf-8", "replace").split("\n"))
+    return Counter(line for line in lines if _WORDY.search(line) and not line.startswith(_COMMENTS))
+
+
+def same_body(language: str | None, text: bytes, local: Sequence[Nested]) -> list[Nested]:
+    """The nested functions of `local` whose body the definition `text` keeps: at least two
+    of its statement lines and at least half of them. A model adding or removing a
+    parameter of a nested function gives back its body with a line or two changed; a new
+    function that only shares its name (`def wrapper(response)` beside a decorator's
+    `wrapper(*args, **kwargs)`) has a body of its own. Two lines at least, since a one-line
+    closure hoisted to the top level with the variable it closed over as a parameter is a
+    new function that repeats its one line."""
+    body = body_of(language, text)
+    if not body:
+        return []
+    given = _statement_lines(body)
+    alike: list[Nested] = []
+    for n in local:
+        own = _statement_lines(n.body)
+        kept = sum((own & given).values())
+        if kept >= 2 and 2 * kept >= sum(own.values()):
+            alike.append(n)
+    return alike
