@@ -16,6 +16,7 @@ from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
 from tinymem.statemap import StateView
+from tinymem.textlist import shortened
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import NotAFileError, ThroughSymlinkError, stored_id, symlinked_dir
 from tinymem.writing.transaction import Change, read_raw, write_all
@@ -229,9 +230,7 @@ def _record(
             return None
         parts = []
         if result.adopted:
-            parts.append(f"adopted {', '.join(result.adopted[:3])}")
-            if len(result.adopted) > 3:
-                parts[-1] += f" and {len(result.adopted) - 3} more"
+            parts.append(f"adopted {shortened(result.adopted)}")
         if result.deleted:
             parts.append(f"deleted {', '.join(result.deleted[:3])}")
         if attachments and not parts:

@@ -36,6 +36,7 @@ from tinymem.scan import scan
 from tinymem.statemap import FILES, FileMeta, StateView
 from tinymem.symbols import extract
 from tinymem.symbols.model import Extraction, Symbol
+from tinymem.textlist import shortened
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import WorktreeFile
 
@@ -56,9 +57,7 @@ class Taken:
     def describe(self) -> str:
         parts = []
         if self.taken:
-            shown = ", ".join(self.taken[:3])
-            more = f" and {len(self.taken) - 3} more" if len(self.taken) > 3 else ""
-            parts.append(f"took {shown}{more}")
+            parts.append(f"took {shortened(self.taken)}")
         if self.deleted:
             parts.append(f"recorded {len(self.deleted)} deleted")
         return "; ".join(parts) or "nothing to take"

@@ -22,6 +22,7 @@ from collections import Counter
 
 from tinymem.symbols import GRAMMAR_LANGUAGES, extract, language_for_path
 from tinymem.symbols.treesitter import parse_root
+from tinymem.textlist import shortened
 
 __all__ = ["dropped_note", "dropped_statements"]
 
@@ -109,9 +110,8 @@ def dropped_statements(path: str, before: bytes, after: bytes) -> list[str]:
 
 def dropped_note(dropped: list[str]) -> str:
     """What the proposal says it removes, for the proposal and Gate A."""
-    shown = ", ".join(f"`{d[:60]}`" for d in dropped[:4])
-    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    shown = shortened([f"`{d[:60]}`" for d in dropped], 4)
     return (
-        f"the reply leaves out lines of the file outside every definition ({shown}{more}):"
+        f"the reply leaves out lines of the file outside every definition ({shown}):"
         " written whole it removes them"
     )
