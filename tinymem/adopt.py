@@ -262,9 +262,8 @@ def _end_displaced(
     then leave the State Map (`displacing`). Never dropped unrecorded (#29)."""
     looked: set[str] = set()  # directories with no record of a file of their name
     for path in list(result.adopted):
-        for other in live_displaced(view, path, looked):
-            if other in episode.files:
-                continue  # recorded by this adopt already (deleted: `--all`)
+        # Those this adopt recorded already (deleted: `--all`) are left out.
+        for other in live_displaced(view, path, looked, episode.files):
             if regular_file(repo.abspath(other)):
                 raise UsageError(f"{path} and {other} cannot both be files; nothing was recorded")
             old = view.meta(other)

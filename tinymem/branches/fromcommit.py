@@ -137,11 +137,11 @@ def taking(
             # Records of the other kind (files below a directory that is a file now, or
             # the file a directory took the place of) end with it, once the work tree has
             # no regular file there; their records leave the State Map (`displacing`).
-            displaced = live_displaced(view, wf.path, looked)
+            displaced = live_displaced(view, wf.path, looked, gone)
             if any(regular_file(repo.abspath(p)) for p in displaced):
                 result.left.append(wf.path)
                 return
-            gone.extend(p for p in displaced if p not in gone)
+            gone.extend(displaced)
             update = record_file(
                 writer,
                 view.meta(wf.path),
