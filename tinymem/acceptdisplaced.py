@@ -57,9 +57,8 @@ def end_displaced(
 ) -> None:
     """The live files of the other kind that `path`, written, takes the place of: gone from
     the work tree (`check_displaced` checked it), recorded deleted before they leave (#29)."""
-    for other in live_displaced(view, path, looked):
-        if other in episode.files:
-            continue  # deleted by this accept already
+    # Those this accept deleted already are left out.
+    for other in live_displaced(view, path, looked, episode.files):
         old = view.meta(other)
         assert old is not None
         reason = f"gone from the work tree: {path} took its place"

@@ -16,6 +16,7 @@ from tinymem.records import Source
 from tinymem.repository import Repo
 from tinymem.scan import scan
 from tinymem.statemap import StateView
+from tinymem.textlist import shortened
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import NotAFileError, ThroughSymlinkError, stored_id, symlinked_dir
 from tinymem.writing.transaction import Change, read_raw, write_all
@@ -229,9 +230,7 @@ def _record(
             return None
         parts = []
         if result.adopted:
-            parts.append(f"adopted {', '.join(result.adopted[:3])}")
-            if len(result.adopted) > 3:
-                parts[-1] += f" and {len(result.adopted) - 3} more"
+            parts.append(f"adopted {shortened(result.adopted)}")
         if result.deleted:
             parts.append(f"deleted {', '.join(result.deleted[:3])}")
         if attachments and not parts:
@@ -263,9 +262,8 @@ def _end_displaced(
     then leave the State Map (`displacing`). Never dropped unrecorded (#29)."""
     looked: set[str] = set()  # directories with no record of a file of their name
     for path in list(result.adopted):
-        for other in live_displaced(view, path, looked):
-            if other in episode.files:
-                continue  # recorded by this adopt already (deleted: `--all`)
+        # Those this adopt recorded already (deleted: `--all`) are left out.
+        for other in live_displaced(view, path, looked, episode.files):
             if regular_file(repo.abspath(other)):
                 raise UsageError(f"{path} and {other} cannot both be files; nothing was recorded")
             old = view.meta(other)

@@ -34,6 +34,7 @@ from tinymem.repair.followup import FollowUp, follow_up
 from tinymem.repair.triage import RepairItem, triage
 from tinymem.repository import Repo
 from tinymem.statemap import StateView
+from tinymem.textlist import shortened
 
 __all__ = [
     "AskOptions",
@@ -234,11 +235,10 @@ def _left_out(view: StateView, hyd: Hydration, files: list[str]) -> list[str]:
         ]
         missing = [k for k in keys if k not in shown and not _inside_shown(k, shown)]
         if missing and keys:
-            names = ", ".join(k.partition("::")[2] for k in missing[:4])
-            more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+            names = shortened([k.partition("::")[2] for k in missing], 4)
             out.append(
                 f"-f {rel}: {len(missing)} of its {len(keys)} entities did not fit the budget of"
-                f" {hyd.budget} tokens and were left out ({names}{more}); raise --budget or"
+                f" {hyd.budget} tokens and were left out ({names}); raise --budget or"
                 " name fewer files"
             )
     return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import MutableMapping
+from collections.abc import Container, MutableMapping
 
 from tinymem.gitobjects import MODE_TREE, UnnamedEntriesError, walk_blobs
 from tinymem.statemap import ENTITIES, FILES, META, StateView
@@ -56,13 +56,22 @@ def regular_file(full: str) -> bool:
         return False
 
 
-def live_displaced(view: StateView, path: str, dirs: set[str] | None = None) -> list[str]:
+def live_displaced(
+    view: StateView,
+    path: str,
+    dirs: set[str] | None = None,
+    recorded: Container[str] = (),
+) -> list[str]:
     """The live records that `path` made live would displace: the caller records each
-    deleted (TOMBSTONED) in the same episode, once the work tree agrees it is gone. `dirs`:
-    as `other_kind`'s, one set for the paths of one episode (a deep path's directories are
-    then looked at once, not once per file)."""
+    deleted (TOMBSTONED) in the same episode, once the work tree agrees it is gone (how it
+    asks differs: `tm adopt` refuses, an accept blocks at gate A, a commit taken leaves the
+    file STALE). `dirs`: as `other_kind`'s, one set for the paths of one episode (a deep
+    path's directories are then looked at once, not once per file). `recorded`: the paths
+    the episode recorded already (deleted by it, or displaced by an earlier path), left out."""
     out = []
     for other in other_kind(view, path, dirs):
+        if other in recorded:
+            continue
         meta = view.meta(other)
         if meta is not None and not meta.deleted:
             out.append(other)

@@ -340,3 +340,47 @@ def test_blame_below_a_live_file_that_never_had_a_record_is_not_called_deleted(
     left = tm(repo, "blame", "lib/a.py")
     assert left.returncode == 2 and "lib/a.py was deleted" in left.stderr
     assert _json(repo, "log", "lib/a.py")
+
+
+def _tombstoned(repo: Path) -> list[str]:
+    """The entities the newest episode TOMBSTONED, once per transition."""
+    return sorted(
+        t["entity"] for t in _json(repo, "show")["transitions"] if t["to"] == "TOMBSTONED"
+    )
+
+
+def test_files_a_commit_deleted_and_a_file_displaced_are_recorded_deleted_once(
+    repo: Path, initialised: Initialise
+) -> None:
+    """lib/a.py is both deleted by the commit and displaced by the file `lib` it added: one
+    deletion each, however the step comes to it (`live_displaced(recorded=...)`)."""
+    initialised({"app.py": APP, "lib/a.py": A, "lib/b.py": B})
+    git(repo, "rm", "-rq", "lib")
+    write(repo, "lib", LIB)
+    git(repo, "add", "lib")
+    git(repo, "commit", "-qm", "lib is a file now")
+    assert _json(repo, "status")["clean"] is True
+    assert _tombstoned(repo) == ["lib/a.py::a", "lib/b.py::b"]
+    assert "recorded 2 deleted" in _json(repo, "show")["summary"]
+    _replay_agrees(repo)
+
+
+def test_two_accepted_files_below_a_former_file_record_it_deleted_once(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"app.py": APP, "lib": LIB})
+    (repo / "lib").unlink()
+    (repo / "lib").mkdir()
+    server.add(
+        "Here:\n\n```python path=lib/a.py\ndef g():\n    return 5\n```\n\n"
+        "```python path=lib/b.py\ndef h():\n    return 6\n```\n"
+    )
+    asked = tm_ask(repo, server, "write lib/a.py and lib/b.py", "--json")
+    assert asked.returncode == 0, asked.stderr
+    ids = [str(p["id"]) for p in json.loads(asked.stdout)["proposals"]]
+    assert len(ids) == 2
+    done = tm(repo, "accept", *ids)
+    assert done.returncode == 0, done.stderr
+    assert _tombstoned(repo) == ["lib::@file"]
+    assert _left(repo) == {"lib": True, "lib/a.py": False, "lib/b.py": False}
+    _replay_agrees(repo)

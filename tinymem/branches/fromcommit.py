@@ -36,6 +36,7 @@ from tinymem.scan import scan
 from tinymem.statemap import FILES, FileMeta, StateView
 from tinymem.symbols import extract
 from tinymem.symbols.model import Extraction, Symbol
+from tinymem.textlist import shortened
 from tinymem.transitions import TreeEdits, apply_update, record_deletion, record_file
 from tinymem.worktree import WorktreeFile
 
@@ -56,9 +57,7 @@ class Taken:
     def describe(self) -> str:
         parts = []
         if self.taken:
-            shown = ", ".join(self.taken[:3])
-            more = f" and {len(self.taken) - 3} more" if len(self.taken) > 3 else ""
-            parts.append(f"took {shown}{more}")
+            parts.append(f"took {shortened(self.taken)}")
         if self.deleted:
             parts.append(f"recorded {len(self.deleted)} deleted")
         return "; ".join(parts) or "nothing to take"
@@ -138,11 +137,11 @@ def taking(
             # Records of the other kind (files below a directory that is a file now, or
             # the file a directory took the place of) end with it, once the work tree has
             # no regular file there; their records leave the State Map (`displacing`).
-            displaced = live_displaced(view, wf.path, looked)
+            displaced = live_displaced(view, wf.path, looked, gone)
             if any(regular_file(repo.abspath(p)) for p in displaced):
                 result.left.append(wf.path)
                 return
-            gone.extend(p for p in displaced if p not in gone)
+            gone.extend(displaced)
             update = record_file(
                 writer,
                 view.meta(wf.path),

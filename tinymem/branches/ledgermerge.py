@@ -41,6 +41,7 @@ from tinymem.reflock import swap_ref, updating
 from tinymem.repository import Repo
 from tinymem.statemap import META, PROPOSALS, FileMeta, StateView
 from tinymem.symcache import SymbolCache, extraction_for
+from tinymem.textlist import shortened
 from tinymem.transitions import (
     FileUpdate,
     TreeEdits,
@@ -221,13 +222,10 @@ def merge_ledger(repo: Repo, rev: str) -> LedgerMerge:
         for update in updates.values():
             apply_update(writer, update, episode, edits)
         if conflicts:
-            shown = ", ".join(conflicts[:3]) + (
-                f" and {len(conflicts) - 3} more" if len(conflicts) > 3 else ""
-            )
             raise UsageError(
-                f"both ledgers changed {shown}, and the work tree holds neither version nor a"
-                " committed merge of them: merge the code first (git pull, resolve, commit),"
-                " then run tm merge-ledger again; nothing was written"
+                f"both ledgers changed {shortened(conflicts)}, and the work tree holds neither"
+                " version nor a committed merge of them: merge the code first (git pull,"
+                " resolve, commit), then run tm merge-ledger again; nothing was written"
             )
         o_p, b_p, t_p = _proposals(view), _proposals(b), _proposals(t)
         for pid in sorted(p for p in b_p.keys() | t_p.keys() if b_p.get(p) != t_p.get(p)):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from tinymem.edits.alignment import FileView, leaf, plain, signature
 from tinymem.hydration.relevance import Request
 from tinymem.symbols import Symbol
+from tinymem.textlist import shortened
 
 __all__ = ["ONE_NAME", "ambiguity"]
 
@@ -36,7 +37,7 @@ def ambiguity(
     model is told what to write, not what to type). `block` is the definition as the block
     gives it: asking again by name or class line, the model may well write it the same."""
     names = [c.name for c in candidates]
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    shown = shortened(names, 6)
     head = f"`{short}` is ambiguous in {path}: it could be {shown}"
     if len({plain(n) for n in names}) == 1:
         head += ONE_NAME

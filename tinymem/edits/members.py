@@ -18,6 +18,7 @@ from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.roles import OVERLOAD, by_role, new_accessor, role
 from tinymem.symbols import Symbol, language_for_path
 from tinymem.symbols.containers import line_starts
+from tinymem.textlist import shortened
 
 __all__ = ["collect", "explode", "outside_lines", "report_outside"]
 
@@ -93,11 +94,9 @@ def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
         )
         result.problem = None
     if outside:
-        shown = "; ".join(f"`{s[:60]}`" for s in outside[:3])
-        more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+        shown = shortened([f"`{s[:60]}`" for s in outside], 3, sep="; ")
         result.notes.append(
-            f"{len(outside)} line(s) outside the definitions it changes are not applied:"
-            f" {shown}{more}"
+            f"{len(outside)} line(s) outside the definitions it changes are not applied: {shown}"
         )
 
 

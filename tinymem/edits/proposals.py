@@ -53,6 +53,7 @@ from tinymem.symbols import (
     language_for_path,
 )
 from tinymem.symbols.correlate import defined_names
+from tinymem.textlist import shortened
 
 __all__ = ["Outcome", "build"]
 
@@ -262,7 +263,7 @@ def _known_path(ctx: _Context, path: str) -> tuple[str, str | None, list[str]]:
 
 
 def _ambiguous_path(ctx: _Context, block: Block, path: str, files: list[str]) -> Proposal:
-    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    shown = shortened(files, 5)
     why = f"{path} could be {shown}; name the file by its full path"
     return _unresolved(
         ctx,

@@ -22,6 +22,7 @@ from collections import Counter
 
 from tinymem.symbols import GRAMMAR_LANGUAGES, extract, language_for_path
 from tinymem.symbols.treesitter import parse_root
+from tinymem.textlist import shortened
 
 __all__ = ["dropped_note", "dropped_statements"]
 
@@ -56,13 +57,29 @@ def _outside_rows(path: str, language: str, data: bytes) -> list[tuple[int, byte
     """(row, stripped line) of every non-blank line of `data`; row -1 for a line inside a
     definition or an import (not counted as a statement)."""
     spans = [(s.start, s.end) for s in extract(path, data).symbols]
-    imports = _import_rows(language, data)
+    return _rows(data, spans, _import_rows(language, data))
+
+
+def _rows(data: bytes, spans: list[tuple[int, int]], imports: set[int]) -> list[tuple[int, bytes]]:
+    """`_outside_rows` given the byte spans of the definitions and the import rows. A line
+    is inside when some span starts before the line ends and ends after it starts. Lines
+    come in order of their ends, so the spans starting before each one are a growing prefix
+    of the spans sorted by start, and only the furthest end among them matters: one pass
+    over both (testing every line against every span took 190 ms on mypy's nodes.py, 5,600
+    lines and 560 definitions; this takes 4)."""
+    spans = sorted(spans)
     rows: list[tuple[int, bytes]] = []
     offset = 0
+    next_span = 0
+    furthest = -1  # the furthest end of the spans that start before the current line ends
     for row, line in enumerate(data.split(b"\n")):
         start, offset = offset, offset + len(line) + 1
         if line.strip():
-            inside = any(a < start + len(line) and start < b for a, b in spans)
+            end = start + len(line)
+            while next_span < len(spans) and spans[next_span][0] < end:
+                furthest = max(furthest, spans[next_span][1])
+                next_span += 1
+            inside = furthest > start
             rows.append((-1 if inside or row in imports else row, line.strip()))
     return rows
 
@@ -109,9 +126,8 @@ def dropped_statements(path: str, before: bytes, after: bytes) -> list[str]:
 
 def dropped_note(dropped: list[str]) -> str:
     """What the proposal says it removes, for the proposal and Gate A."""
-    shown = ", ".join(f"`{d[:60]}`" for d in dropped[:4])
-    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    shown = shortened([f"`{d[:60]}`" for d in dropped], 4)
     return (
-        f"the reply leaves out lines of the file outside every definition ({shown}{more}):"
+        f"the reply leaves out lines of the file outside every definition ({shown}):"
         " written whole it removes them"
     )

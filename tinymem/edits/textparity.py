@@ -25,6 +25,8 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable
 
+from tinymem.textlist import shortened
+
 __all__ = ["collapsed_text", "left_out", "left_out_note"]
 
 _ASK_AGAIN = (
@@ -110,10 +112,9 @@ def left_out(before: bytes, after: bytes) -> list[str]:
 
 def left_out_note(path: str, lines: list[str]) -> str:
     """What a block with fewer lines than the file removes, for the proposal and Gate A."""
-    shown = ", ".join(f"`{line[:60]}`" for line in lines[:4])
-    more = f" and {len(lines) - 4} more" if len(lines) > 4 else ""
+    shown = shortened([f"`{line[:60]}`" for line in lines], 4)
     count = f"{len(lines)} {'line' if len(lines) == 1 else 'lines'}"
     return (
-        f"the block leaves out {count} of {path} ({shown}{more}): tm reads no definitions in"
+        f"the block leaves out {count} of {path} ({shown}): tm reads no definitions in"
         " this file, so written whole it removes them"
     )
