@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from tinymem.edits.alignment import Alignment, FileView, Target, inside, plain, signature
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.roles import OVERLOAD, by_role, new_accessor, role
+from tinymem.edits.splice.texts import prepare
 from tinymem.symbols import Symbol, language_for_path
 from tinymem.symbols.containers import line_starts
 from tinymem.textlist import shortened
 
-__all__ = ["collect", "explode", "outside_lines", "report_outside"]
+__all__ = ["collect", "explode", "member_text", "outside_lines", "report_outside"]
 
 _CLOSER_LINES = frozenset({"}", "};", "end", ")", "});", "})", "]"})
 _COMMENT_LEADS = ("#", "//", "/*", "*", "--", "<!--")
@@ -45,6 +46,20 @@ def outside_lines(text: bytes, symbols: Sequence[Symbol], *, comments: bool = Fa
     return out
 
 
+def member_text(parsed: Parsed, sym: Symbol) -> bytes:
+    """The block's text of `sym` as if given alone: the indentation its first line has in the
+    block taken off its other lines (lines inside strings kept). A span starts at its keyword,
+    so a member's first line loses that indentation while the rest keep it; where the file's
+    class sits deeper than the block's (`module Rack; class Response` given as `class
+    Response`), only the canonical text can be re-indented for its place."""
+    text = parsed.text[sym.start : sym.end]
+    begin = parsed.text.rfind(b"\n", 0, sym.start) + 1
+    lead = parsed.text[begin : sym.start]
+    if not lead or lead.strip(b" \t") or parsed.language is None:
+        return text
+    return prepare(parsed.language, lead + text, b"", sym.name).joined()
+
+
 def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
     """Say what of the block no target carries (an import, a class attribute), and keep a
     parse problem only when it lies inside a target: a broken, elided class around the method
@@ -65,7 +80,7 @@ def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
     covered: set[int] = set()
     near: set[int] = set()  # a target's rows and the row after it (a body cut short)
     for sym in parsed.symbols:
-        if text[sym.start : sym.end] in taken:
+        if text[sym.start : sym.end] in taken or member_text(parsed, sym) in taken:
             last = row(max(sym.end - 1, sym.start))
             covered.update(range(row(sym.start), last + 1))
             near.update(range(row(sym.start), last + 2))
@@ -134,7 +149,7 @@ def collect(
     previous_by_parent: dict[str | None, str] = {}
     for sym in inner:
         name = anchor + sym.name[len(prefix) :]
-        text = parsed.text[sym.start : sym.end]
+        text = parsed.text[sym.start : sym.end] if sym is item else member_text(parsed, sym)
         if sym is not item:
             name = _member_name(name, text, file, given)
         if name in file.by_name:
