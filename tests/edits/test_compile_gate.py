@@ -1,0 +1,67 @@
+"""Python text that parses but does not compile (audit round 3, item 2): `ast.parse` takes
+`await` outside an async function, `return` outside a function...; Gate A and the splicer's
+check of a merged text refuse it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import Initialise, tm_ask
+from tests.modelserver import ModelServer
+from tinymem.edits.splice import Replacement, SpliceError, splice
+from tinymem.edits.splice.syntax import compile_problem
+
+REFUSED = {
+    "await in a def": b"def f():\n    await g()\n",
+    "return at module level": b"x = 1\nreturn x\n",
+    "yield in a class body": b"class C:\n    yield 1\n",
+    "nonlocal at module level": b"nonlocal x\n",
+    "duplicate argument": b"def f(a, a):\n    pass\n",
+    "break outside a loop": b"def f():\n    break\n",
+    "async for in a def": b"def f():\n    async for x in y:\n        pass\n",
+}
+
+
+def test_compile_problem_refuses_what_the_compiler_refuses() -> None:
+    for name, text in REFUSED.items():
+        ast.parse(text)  # the parser alone accepts each
+        assert compile_problem("python", b"", text) is not None, name
+        assert compile_problem("python", None, text) is not None, name
+    assert compile_problem("python", None, b"async def f():\n    await g()\n") is None
+    assert compile_problem("python", None, b"x = ...\nprint(x, 'a' is 'a')\n") is None
+    # Not Python, or a file that did not compile already: not held to it.
+    assert compile_problem("javascript", None, b"return 1\n") is None
+    assert compile_problem("python", b"return 0\n", b"return 1\n") is None
+
+
+CLIENT = (
+    b"class Client:\n    async def fetch(self, url):\n        resp = await self.get(url)\n"
+    b"        return resp\n"
+)
+
+
+def test_a_splice_that_leaves_await_outside_async_is_refused() -> None:
+    # The block leaves `async` out; keeping the file's is branch fix3b's (splice/prefix.py):
+    # until then the merged text is refused, never written.
+    block = b"def fetch(self, url):\n    resp = await self.get(url)\n    return resp.text\n"
+    try:
+        result = splice("src/client.py", CLIENT, [Replacement("Client.fetch", block)])
+    except SpliceError as exc:
+        assert "'await' outside async function at line 3" in str(exc)
+    else:
+        assert compile_problem("python", CLIENT, result.data) is None, result.data
+
+
+def test_ask_accept_writes_no_await_outside_async(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"src/client.py": CLIENT.decode()})
+    server.add(
+        "src/client.py\n```python\ndef fetch(self, url):\n    resp = await self.get(url)\n"
+        "    return resp.text\n```\n"
+    )
+    proc = tm_ask(repo, server, "make Client.fetch return the text", "--accept", "--repair", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "'await' outside async function" in proc.stdout + proc.stderr
+    assert (repo / "src/client.py").read_bytes() == CLIENT
