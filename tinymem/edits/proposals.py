@@ -37,7 +37,7 @@ from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.edits.splice.syntax import compile_problem
-from tinymem.edits.stubs import placeholder_members
+from tinymem.edits.stubs import elided_members, placeholder_members
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter, blob_id
@@ -576,7 +576,12 @@ def _placeholder_problem(
     `todo!()`) where the file has code: taken literally it would delete that code (see
     `stubs.py`)."""
     for symbol, text in given.items():
-        for member in placeholder_members(path, view.blob(live[symbol].artifact), text):
+        old = view.blob(live[symbol].artifact)
+        for member in elided_members(path, old, text):
+            # Worded as a `# ... existing code ...` marker at that place is: the same elision.
+            name = f"{symbol}.{member}" if member else symbol
+            return f"elided ('...') inside {name}: give the complete definition"
+        for member in placeholder_members(path, old, text):
             name = f"{symbol}.{member}" if member else symbol
             return (
                 f"elided: {name} has a placeholder body (`...`, `todo!()`) where the file has its"
@@ -675,6 +680,15 @@ def _edit_proposal(
     )
     if p.gates["A"] == "pass" and compiled is not None:
         p.gates["A"] = f"does not compile: {compiled}"
+    if p.gates["A"] == "pass":
+        # A REPLACE text or `+` lines that put `...` where the definition had code elide it
+        # as a whole block does.
+        given = {
+            e.symbol: texts[e.symbol]
+            for e in p.entities
+            if e.op == "modify" and e.symbol in texts and e.symbol in live
+        }
+        p.gates["A"] = _placeholder_problem(ctx.view, path, live, given) or "pass"
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     deleting = any(e.op == "delete" for e in p.entities) or bool(cuts)
     p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)
