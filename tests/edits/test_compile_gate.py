@@ -9,8 +9,10 @@ from pathlib import Path
 
 from tests.conftest import Initialise, tm_ask
 from tests.modelserver import ModelServer
+from tinymem.acceptgate import gate_a_reason
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.edits.splice.syntax import compile_problem
+from tinymem.proposalrecords import Proposal
 
 REFUSED = {
     "await in a def": b"def f():\n    await g()\n",
@@ -65,3 +67,15 @@ def test_ask_accept_writes_no_await_outside_async(
     assert proc.returncode == 0, proc.stderr
     assert "'await' outside async function" in proc.stdout + proc.stderr
     assert (repo / "src/client.py").read_bytes() == CLIENT
+
+
+def test_accept_gate_a_refuses_a_merged_text_that_does_not_compile() -> None:
+    # What accept writes is judged again (a whole file's complete symbols, an edit applied
+    # again to the file as it is now): the same rule as at ask time.
+    p = Proposal("p1", "e1", "src/client.py", "whole-file", "CONFIRMED", None, [], None, None)
+    dropped = CLIENT.replace(b"async def", b"def")
+    reason = gate_a_reason("src/client.py", CLIENT, dropped, {}, p, False)
+    assert reason == "the merged file does not compile: 'await' outside async function at line 3"
+    assert gate_a_reason("src/client.py", CLIENT, CLIENT, {}, p, False) is None
+    # A file that did not compile before is not held to it.
+    assert gate_a_reason("src/client.py", dropped, dropped, {}, p, False) is None
