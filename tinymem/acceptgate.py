@@ -7,6 +7,7 @@ from collections.abc import Set as AbstractSet
 
 from tinymem.edits.filekinds import write_problem
 from tinymem.edits.fragments import fragment_reason, shrunk_in_file
+from tinymem.edits.splice.syntax import compile_problem
 from tinymem.edits.statements import dropped_note, dropped_statements
 from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
 from tinymem.proposalrecords import Proposal
@@ -47,6 +48,9 @@ def gate_a_reason(
     syn = analyze(lang, after)
     if not syn.clean:
         return f"the merged file does not parse: {syn.reason}"
+    refused = compile_problem(lang, before, after)
+    if refused is not None:
+        return f"the merged file does not compile: {refused}"
     removes = {e.symbol for e in p.entities if e.op == "delete"}
     deleted = (removes if allow_delete else set()) | gone
     now = {s.name for s in extract(path, after).symbols}

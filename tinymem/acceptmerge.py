@@ -14,7 +14,7 @@ from tinymem.edits.splice import (
     splice,
     whole_file_symbols,
 )
-from tinymem.edits.stubs import placeholder_members
+from tinymem.edits.stubs import elided_members, placeholder_members
 from tinymem.errors import UsageError
 from tinymem.proposalrecords import Proposal
 from tinymem.records import FILE_SYMBOL
@@ -110,7 +110,10 @@ def _complete_symbols(
     for r in reps:
         members = {n for n in live if n.startswith(r.name + ".")}
         elided = find_elisions(r.text.decode("utf-8", "replace"), text.decode("utf-8", "replace"))
-        stubbed = r.name in now and placeholder_members(path, now[r.name], r.text)
+        stubbed = r.name in now and (
+            placeholder_members(path, now[r.name], r.text)
+            or elided_members(path, now[r.name], r.text)
+        )
         cut = r.name in now and shrunk(path, {r.name: now[r.name]}, {r.name: r.text})
         if elided or stubbed or cut or not members <= given:
             skipped.append(r.name)

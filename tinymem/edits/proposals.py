@@ -36,7 +36,8 @@ from tinymem.edits.noteproposals import note_proposals
 from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
-from tinymem.edits.stubs import placeholder_members
+from tinymem.edits.splice.syntax import compile_problem
+from tinymem.edits.stubs import elided_members, placeholder_members
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter, blob_id
@@ -531,6 +532,9 @@ def _file_proposal(
     )
     if gate_a == "pass" and splice_problem is not None:
         gate_a = splice_problem
+    if gate_a == "pass" and kind in ("whole-file", "new-file") and aligned.language:
+        compiled = compile_problem(aligned.language, before, code)
+        gate_a = gate_a if compiled is None else f"does not compile: {compiled}"
     if gate_a == "pass":
         given = {t.name: texts.get(t.name, t.text) for t in aligned.targets if t.name in live}
         gate_a = _placeholder_problem(ctx.view, path, live, given) or gate_a
@@ -573,7 +577,12 @@ def _placeholder_problem(
     `todo!()`) where the file has code: taken literally it would delete that code (see
     `stubs.py`)."""
     for symbol, text in given.items():
-        for member in placeholder_members(path, view.blob(live[symbol].artifact), text):
+        old = view.blob(live[symbol].artifact)
+        for member in elided_members(path, old, text):
+            # Worded as a `# ... existing code ...` marker at that place is: the same elision.
+            name = f"{symbol}.{member}" if member else symbol
+            return f"elided ('...') inside {name}: give the complete definition"
+        for member in placeholder_members(path, old, text):
             name = f"{symbol}.{member}" if member else symbol
             return (
                 f"elided: {name} has a placeholder body (`...`, `todo!()`) where the file has its"
@@ -659,15 +668,28 @@ def _edit_proposal(
                 ctx.added.setdefault(p.id, []).append((sym.name, text))
                 p.entities.append(ProposedEntity(sym.name, "add", ctx.writer.blob(text), None))
     language = language_for_path(path)
-    problem = None
+    problem = compiled = None
     if language in GRAMMAR_LANGUAGES and patched.problem is None and readable:
         clean_before = before is None or analyze(language, before).clean
         syntax = analyze(language, after)
         if clean_before and not syntax.clean:
             problem = syntax.reason or "syntax error"
+        elif clean_before:
+            compiled = compile_problem(language, before, after)
     p.gates["A"] = structure_gate(
         p, language=language, problem=problem, texts=texts, block=after, before=before
     )
+    if p.gates["A"] == "pass" and compiled is not None:
+        p.gates["A"] = f"does not compile: {compiled}"
+    if p.gates["A"] == "pass":
+        # A REPLACE text or `+` lines that put `...` where the definition had code elide it
+        # as a whole block does.
+        given = {
+            e.symbol: texts[e.symbol]
+            for e in p.entities
+            if e.op == "modify" and e.symbol in texts and e.symbol in live
+        }
+        p.gates["A"] = _placeholder_problem(ctx.view, path, live, given) or "pass"
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
     deleting = any(e.op == "delete" for e in p.entities) or bool(cuts)
     p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)

@@ -17,7 +17,12 @@ from tinymem.edits.splice.lines import (
 )
 from tinymem.edits.splice.model import SpliceError
 from tinymem.edits.splice.splicer import check_names
-from tinymem.edits.splice.syntax import file_symbols, grammar, syntax_problem
+from tinymem.edits.splice.syntax import (
+    compile_problem,
+    file_symbols,
+    grammar,
+    syntax_problem,
+)
 
 
 def _break_length(data: bytes, pos: int) -> int:
@@ -86,7 +91,7 @@ def delete_symbols(path: str, original: bytes, names: Sequence[str]) -> bytes:
         data = _cut(data, sym.start, sym.end, floor)
     label = ", ".join(names)
     if syntax_problem(language, original) is None:
-        problem = syntax_problem(language, data)
+        problem = syntax_problem(language, data) or compile_problem(language, original, data)
         if problem is not None:
             raise SpliceError(f"deleting {label} from {path} breaks its syntax: {problem}")
     # Survivors are compared in source order, not by name: deleting `f` renames `f#2` to `f`.

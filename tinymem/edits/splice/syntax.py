@@ -3,7 +3,14 @@ multi-line string rows come from tinymem.symbols, shared with the reply normalis
 
 from __future__ import annotations
 
-__all__ = ["file_symbols", "grammar", "parse_root", "string_rows", "syntax_problem"]
+__all__ = [
+    "compile_problem",
+    "file_symbols",
+    "grammar",
+    "parse_root",
+    "string_rows",
+    "syntax_problem",
+]
 
 from tinymem.edits.splice.lines import BOM
 from tinymem.edits.splice.model import SpliceError
@@ -15,6 +22,7 @@ from tinymem.symbols import (
     extract,
     language_for_path,
 )
+from tinymem.symbols.pycheck import python_compile_problem
 from tinymem.symbols.strings import string_rows
 from tinymem.symbols.treesitter import parse_root
 
@@ -56,3 +64,18 @@ def syntax_problem(language: str, data: bytes) -> str | None:
     """Why `data` does not parse, or None (`analyze` includes Python's own parser)."""
     syntax = analyze(language, data)
     return None if syntax.clean else (syntax.reason or "syntax error")
+
+
+def compile_problem(language: str | None, before: bytes | None, after: bytes) -> str | None:
+    """Why a whole Python text `after`, which parses, would not compile where `before` (the
+    file's text it was made from, None for a new file) did, or None.
+
+    Asked of merged texts only, never of a block: a method given alone with `async` left out
+    is read as the member it is, and the text it is spliced into decides (the file's `async`
+    kept, or refused here). A file that already failed to compile is not held to it.
+    """
+    if language != "python":
+        return None
+    if before is not None and python_compile_problem(before) is not None:
+        return None
+    return python_compile_problem(after)

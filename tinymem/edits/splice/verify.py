@@ -6,7 +6,7 @@ from tinymem.edits.splice.facts import FileFacts
 from tinymem.edits.splice.lines import contains
 from tinymem.edits.splice.model import SpliceError
 from tinymem.edits.splice.plan import Edit
-from tinymem.edits.splice.syntax import file_symbols, syntax_problem
+from tinymem.edits.splice.syntax import compile_problem, file_symbols, syntax_problem
 from tinymem.symbols import Symbol
 
 
@@ -39,7 +39,7 @@ class Verifier(FileFacts):
         """Verify the result (see the module docstring); its symbols when it passes."""
         path = self.path
         if self.clean:
-            problem = syntax_problem(self.language, result)
+            problem = self.merged_problem(result)
             if problem is not None:
                 edit, reason = self.culprit(regions, problem)
                 raise SpliceError(
@@ -83,6 +83,12 @@ class Verifier(FileFacts):
                 )
         return after
 
+    def merged_problem(self, result: bytes) -> str | None:
+        """Why a text made of the file does not parse, or (Python) no longer compiles."""
+        return syntax_problem(self.language, result) or compile_problem(
+            self.language, self.data, result
+        )
+
     def inside_replaced(self, sym: Symbol, replaced: set[str]) -> bool:
         return any(contains(self.by_name[name], sym) for name in replaced)
 
@@ -90,7 +96,7 @@ class Verifier(FileFacts):
         """The first edit that breaks the syntax on its own (else the first edit)."""
         for edit, _begin, _end in regions:
             alone = self.data[: edit.start] + edit.data + self.data[edit.end :]
-            problem = syntax_problem(self.language, alone)
+            problem = self.merged_problem(alone)
             if problem is not None:
                 return edit, problem
         return regions[0][0], reason or "syntax error"
