@@ -132,6 +132,16 @@ def test_a_new_csharp_class_goes_into_the_namespace_block_at_its_indentation() -
     assert _inside("src/Calc.cs", after, b"App", indented.strip())
 
 
+def test_definitions_in_nested_namespaces_take_a_new_one_into_the_outer_one() -> None:
+    nested = (
+        b"namespace geo {\nnamespace detail {\nint f() { return 1; }\n}\n\n"
+        b"int g() { return 2; }\n}\n"
+    )
+    names, after = _applied("m.cpp", nested, b"int h() { return 3; }\n")
+    assert names == ["geo.h"]
+    assert after.endswith(b"int g() { return 2; }\n\nint h() { return 3; }\n}\n")
+
+
 def test_a_file_scoped_csharp_namespace_needs_nothing() -> None:
     scoped = b"namespace App;\n\npublic class Calc\n{\n    public int Add(int a) { return a; }\n}\n"
     names, after = _applied("src/Calc.cs", scoped, CS_NEW)

@@ -7,8 +7,8 @@ compiles with the class in the wrong namespace. The file's own definitions say w
 
 - a member defined out of its class (`Square.perimeter`): the namespace where the file's
   definitions of that class sit (`geo.Square.area` -> `geo.Square.perimeter`);
-- anything else, or a class the file has no definition of: the namespace holding every
-  definition of the file, when they all sit in one (the innermost such block).
+- anything else, or a class the file has no definition of: the innermost namespace holding
+  every definition of the file (`geo` for definitions in `geo` and `geo::detail`).
 
 The new name then carries the namespace, so the splicer puts it inside that block, after the
 last of its definitions at their indentation. When the file's definitions sit in several
@@ -43,8 +43,9 @@ def namespaced(language: str | None, name: str, file: FileView) -> tuple[str, st
         if holders:
             return name, _reason(name, file.path, holders, "its class is defined in")
     holders = {_innermost(plain(s.name), spaces) for s in definitions}
-    if len(holders) == 1:
-        return _join(holders.pop(), name), None
+    common = _common(holders)
+    if common in spaces:
+        return _join(common, name), None
     if not holders:
         return name, _reason(name, file.path, spaces, "the file only has")
     return name, _reason(name, file.path, holders, "the file's definitions sit in")
@@ -73,6 +74,20 @@ def _innermost(name: str, spaces: set[str]) -> str:
         if prefix in spaces:
             return prefix
     return ""
+
+
+def _common(holders: set[str]) -> str:
+    """The innermost namespace around every one of `holders` ("" none: some are at the top
+    level, or in namespaces that share no outer one)."""
+    if not holders or "" in holders:
+        return ""
+    split = [h.split(".") for h in holders]
+    shared: list[str] = []
+    for parts in zip(*split, strict=False):
+        if len(set(parts)) != 1:
+            break
+        shared.append(parts[0])
+    return ".".join(shared)
 
 
 def _join(space: str, name: str) -> str:
