@@ -75,7 +75,9 @@ def ask_cmd(
         False,
         "--accept",
         help="Right after the reply, apply the proposals whose targets were hydrated in this"
-        " prompt and that pass every gate (the rest stay pending).",
+        " prompt and that pass every gate (the rest stay pending); a file with a proposal of"
+        " the reply that this does not apply, or a function the reply changes two ways, is"
+        " left for `tm accept ID`.",
     ),
 ) -> None:
     """Ask the model; its reply becomes proposals that tm can prove, or refuses with reasons.
