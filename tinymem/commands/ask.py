@@ -75,7 +75,9 @@ def ask_cmd(
         False,
         "--accept",
         help="Right after the reply, apply the proposals whose targets were hydrated in this"
-        " prompt and that pass every gate (the rest stay pending).",
+        " prompt and that pass every gate (the rest stay pending); a file with a proposal of"
+        " the reply that this does not apply, or a function the reply changes two ways, is"
+        " left for `tm accept ID`.",
     ),
 ) -> None:
     """Ask the model; its reply becomes proposals that tm can prove, or refuses with reasons.
@@ -174,16 +176,15 @@ def ask_cmd(
     proposals = result.live
     accepted = None
     if accept and not aborted and result.error is None:
-        eligible = [p.id for p in proposals if p.hydrated and not p.blocked]
-        if eligible:
-            from tinymem.accept import accept as accept_proposals
+        from tinymem.acceptreply import accept_reply
 
-            accepted = accept_proposals(repo, eligible)
-    promoted = [c.proposal.id for c in accepted.plan.checks if c.ok] if accepted else []
+        accepted = accept_reply(repo, proposals)
+    promoted = accepted.promoted if accepted else []
+    held = accepted.held if accepted else {}
     if result.truncated is not None:
         err().print(f"tm: {escape(result.truncated)}")
     if as_json:
-        emit_json(_json_doc(result, promoted))
+        emit_json(_json_doc(result, promoted, held))
     if result.error is not None:
         raise result.error
     if result.repair_error is not None:
@@ -232,10 +233,12 @@ def ask_cmd(
         con.print(title)
         write_table(["id", "file", "entities", "kind", "confidence", "rounds", "gates"], rows)
     if accepted is not None:
-        for c in accepted.plan.checks:
+        for c in accepted.result.plan.checks if accepted.result else []:
             g = c.blocked
             verdict = "promoted" if g is None else f"not promoted ({g.gate}: {g.detail})"
             con.print(f"--accept: {c.proposal.id} {escape(verdict)}")
+        for pid, why in held.items():
+            con.print(f"--accept: {pid} not promoted ({escape(why)})")
     con.print(_next_line(proposals, promoted))
 
 
@@ -318,7 +321,9 @@ def _repair_line(number: int, items: list[RepairItem]) -> str:
     return f"tm: repair round {number}: sent back to the model: {what}"
 
 
-def _json_doc(result: AskResult, promoted: list[str]) -> dict[str, Any]:
+def _json_doc(
+    result: AskResult, promoted: list[str], held: dict[str, str] | None = None
+) -> dict[str, Any]:
     ep = result.committed.episode if result.committed else None
     proposals = result.outcome.proposals if result.outcome else []
     return {
@@ -351,4 +356,5 @@ def _json_doc(result: AskResult, promoted: list[str]) -> dict[str, Any]:
         "repair_stopped": result.stopped,
         "repair_error": str(result.repair_error) if result.repair_error else None,
         "accepted": promoted,
+        "held": held or {},
     }

@@ -49,6 +49,7 @@ from tinymem.edits.alignment import (
 from tinymem.edits.choose import choose
 from tinymem.edits.hints import ambiguity
 from tinymem.edits.members import collect, explode, outside_lines, report_outside
+from tinymem.edits.namespaces import namespaced
 from tinymem.edits.nested import (
     Nested,
     ambiguous_reason,
@@ -194,10 +195,16 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
             previous = None
             continue
         if anchor is None:
-            # New at the top level (a container given alone, a function, a constant).
+            # New at the top level (a container given alone, a function, a constant), or in
+            # the namespace block that holds the file's definitions (C++, C#).
+            name, reason = namespaced(language, item.name, file)
+            if reason is not None:
+                blocked.append(reason)
+                previous = None
+                continue
             text = parsed.text[item.start : item.end]
-            added.append(Target(item.name, "add", text, previous))
-            previous = item.name
+            added.append(Target(name, "add", text, previous))
+            previous = name
             continue
         collect(item, anchor, parsed, file, given, added, thin)
         previous = anchor

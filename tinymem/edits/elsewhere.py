@@ -10,9 +10,11 @@ adds to a file that lacks it is held for the user when:
   files share by design: `main`, dunders (`__init__`), test set-up and tear-down, `test…`
   functions, nor in test files;
 - that definition is a function, method or type (not a variable: `R = TypeVar("R")` reads
-  alike everywhere), neither file is a header or a type stub (a declaration there, the
-  definition in the source file, by design), and the two texts share at least 70% of their
-  identifiers (Jaccard).
+  alike everywhere), the other file is no header or type stub and this one no type stub (a
+  declaration there, the definition in the source file, by design; but a C or C++ header
+  given a definition with its body, `double Square::area() const {…}`, gets a second
+  definition of what the source file defines), and the two texts share at least 70% of
+  their identifiers (Jaccard).
   Measured on Python packages this project installs (`bench/bench_elsewhere.py`: click,
   aiohttp, jinja2, jsonschema, httpx, rich, _pytest, hypothesis): of the 39 names two of a
   package's files define, those that are not copies of each other score 0.56 at most, the
@@ -63,6 +65,7 @@ _SHARED = frozenset(
 _TYPES = frozenset({"function", "method", "class", "struct", "interface", "enum", "trait", "type"})
 # Declarations that stand for a definition made elsewhere: a header, a type stub.
 _DECLARING = (".h", ".hh", ".hpp", ".hxx", ".pyi", ".d.ts", ".d.mts", ".d.cts")
+_STUBS = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 
 
 @dataclass
@@ -119,7 +122,7 @@ def defined_elsewhere(
 ) -> tuple[str, str] | None:
     """(symbol, other file) for the first of `added` (symbol, text: definitions a proposal
     adds to `path`) that another live file already defines alike (module docstring)."""
-    if is_test_path(path) or path.endswith(_DECLARING):
+    if is_test_path(path) or path.endswith(_STUBS):
         return None
     candidates = [(s, t) for s, t in added if not _shared_by_design(s)]
     if not candidates:

@@ -42,6 +42,7 @@ class ServeSettings:
 class ChatOutcome:
     result: AskResult
     accepted: list[str] = field(default_factory=list)
+    held: dict[str, str] = field(default_factory=dict)  # `acceptreply.held_back`
 
 
 def _text(content: Any) -> str:
@@ -104,12 +105,10 @@ def chat(settings: ServeSettings, body: Any, on_text: OnText | None = None) -> C
     result = ask(repo, opts, on_text)
     outcome = ChatOutcome(result)
     if settings.accept and result.error is None and not result.aborted:
-        eligible = [p.id for p in result.live if p.hydrated and not p.blocked]
-        if eligible:
-            from tinymem.accept import accept
+        from tinymem.acceptreply import accept_reply
 
-            done = accept(repo, eligible)
-            outcome.accepted = [c.proposal.id for c in done.plan.checks if c.ok]
+        done = accept_reply(repo, result.live)
+        outcome.accepted, outcome.held = done.promoted, done.held
     return outcome
 
 
@@ -121,7 +120,15 @@ def trailer(outcome: ChatOutcome) -> str:
     ep = outcome.result.committed.episode.id if outcome.result.committed else "?"
     parts = []
     for p in live:
-        state = "applied" if p.id in outcome.accepted else ("blocked" if p.blocked else "pending")
+        state = (
+            "applied"
+            if p.id in outcome.accepted
+            else "held back"
+            if p.id in outcome.held
+            else "blocked"
+            if p.blocked
+            else "pending"
+        )
         parts.append(f"{p.id} {p.path or '?'} {state}")
     hint = "tm diff; tm accept ID" if any(p.id not in outcome.accepted for p in live) else "done"
     return f"\n\n[tinymem: episode {ep}: " + ", ".join(parts) + f" — {hint}]\n"

@@ -13,9 +13,10 @@ How a proposed symbol is placed (`splice`):
   member's indentation and the blank-line gap used between `P`'s members), or at the end of
   `P`'s body when it has no member yet (Python: after the last statement of the class body;
   brace languages: before the closing `}`). Go methods (and C++ out-of-line definitions) are
-  top-level items: they go after the last top-level item of `P`. Rust members go into the
-  `impl` block whose header the model wrote (`impl Display for S { fn fmt … }`), else into the
-  last inherent `impl P`, else into a new `impl P { … }` after `P`.
+  top-level items: they go after the last top-level item of `P`, or, when `P`'s definitions
+  sit in a namespace block (`geo.Square.perimeter`), after the last of them inside it. Rust
+  members go into the `impl` block whose header the model wrote (`impl Display for S { fn fmt
+  … }`), else into the last inherent `impl P`, else into a new `impl P { … }` after `P`.
 - New top-level name: after `Replacement.after` when it names a symbol of the file, else after
   the file's last top-level definition (so a trailing `if __name__ == "__main__":` block or
   `module.exports = …` stays last; "end of file" when nothing follows), separated by the

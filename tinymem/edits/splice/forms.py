@@ -13,6 +13,7 @@ from tinymem.edits.splice.lines import WS, container_of, contains, content_end, 
 from tinymem.edits.splice.model import SpliceError
 from tinymem.edits.splice.syntax import file_symbols, parse_root, syntax_problem
 from tinymem.edits.splice.texts import Text, sub_text
+from tinymem.symbols import Symbol
 
 _LINE = re.compile(r"line (\d+)")
 # inside a stand-in container; Go has no such container (methods carry receivers), C none.
@@ -62,6 +63,16 @@ def _wrapper_is_trivial(src: bytes, start: int, end: int) -> bool:
 
 
 class Classifier(FileFacts):
+    def _out_of_line(self, sym: Symbol, found: tuple[Symbol, ...]) -> bool:
+        """A C++ member defined out of its class (`double Square::area() const {…}`) given
+        for a name the file qualifies further (`geo.Square.area`, inside `namespace geo`):
+        a definition that stands beside its class, never one to put inside it."""
+        return (
+            self.language == "cpp"
+            and sym.parent is not None
+            and not any(s.name == sym.parent for s in found)
+        )
+
     def classify(self, name: str, text: Text) -> Form:
         """Decide whether `text` is a standalone item or a member, unwrapping a member the
         model wrote inside its container. SpliceError when it does not define `name`, or
@@ -83,7 +94,7 @@ class Classifier(FileFacts):
                 if s != sym and not contains(sym, s) and (s.start, s.end) != (sym.start, sym.end)
             ]
             if (
-                sym in exact
+                (sym in exact or self._out_of_line(sym, found))
                 and not others
                 and _outside_is_trivial(src, parse_root(self.language, src), sym.start, sym.end)
             ):

@@ -111,6 +111,24 @@ class Placer(FileFacts):
         plan.points[name] = Point(pos, key, b"", gap, True)
         plan.placements[name] = where
 
+    def in_namespace(self, sym: Symbol) -> bool:
+        """Whether `sym` sits inside namespace blocks only (no class or function around it)."""
+        around = [self.by_name[a] for a in self.ancestors(sym) if a != sym.name]
+        return bool(around) and all(a.kind == "namespace" for a in around)
+
+    def orphans_in(self, parent: Symbol) -> list[Symbol]:
+        """Definitions directly inside `parent` whose own container the file does not declare
+        (C++ methods defined out of their class inside a namespace): members of `parent`
+        for placing a new one beside them."""
+        inside = [s for s in self.symbols if s != parent and contains(parent, s)]
+        return [
+            s
+            for s in inside
+            if s.parent is not None
+            and s.parent not in self.by_name
+            and not any(contains(o, s) and (o.start, o.end) != (s.start, s.end) for o in inside)
+        ]
+
     def place_member(
         self, plan: Plan, rep: Replacement, form: Form, expect: tuple[str, ...]
     ) -> None:
@@ -125,6 +143,7 @@ class Placer(FileFacts):
                 "which holds no member definitions"
             )
         members = [s for s in self.symbols if s.parent == parent.name and contains(parent, s)]
+        members += self.orphans_in(parent)
         label = f"{parent.kind} {parent.name}"
         owners = self.with_ancestors(parent.name)
         sections = self.access_sections(parent)

@@ -170,6 +170,23 @@ class Splicer(RustPlacer, Classifier, Verifier):
                     anchor = max(related, key=self.top_item_end)
                 if anchor is None and parent_name in plan.points:
                     self.chain(plan, r.name, parent_name, form.text, expect)
+                elif anchor is not None and self.in_namespace(anchor):
+                    # C++ `Square::perimeter` inside `namespace geo { … }`: beside the class's
+                    # definitions in that block, never after its closing brace.
+                    if not self.place_after_member(
+                        plan,
+                        r,
+                        form.text,
+                        related,
+                        f"the definitions of {parent_name}",
+                        self.ancestors(anchor),
+                        expect,
+                    ):
+                        raise SpliceError(
+                            f"cannot add {r.name} to {self.path}: the definitions of"
+                            f" {parent_name} share their lines with other code; give it"
+                            " inside its namespace block"
+                        )
                 else:
                     self.place_top(plan, r.name, form.text, anchor, expect)
             else:
