@@ -242,7 +242,9 @@ def test_an_added_word_is_kept_and_the_file_order_is_the_languages() -> None:
 def test_a_member_named_like_a_modifier_is_not_one() -> None:
     old = b"static: number = 1;\n"
     assert keep_prefix("typescript", old, b"static: number = 2;\n")[1] == []
-    assert keep_prefix("python", b"async def f():\n    pass\n", b"class f:\n    pass\n")[1] == []
+    old = b"async def f():\n    pass\n"
+    assert keep_prefix("python", old, b"class f:\n    pass\n")[1] == []
+    assert keep_prefix("python", old, b"def g():\n    pass\n")[1] == []  # another function
 
 
 MODIFIERS = {

@@ -94,6 +94,7 @@ _PATTERNS: dict[str, list[tuple[str, re.Pattern[bytes], bool]]] = {
     for language, rules in _RULES.items()
 }
 _SPACE = re.compile(rb"\s*")
+_PY_DEF = re.compile(rb"(?:async\s+)?def\s+(\w+)")
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,8 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
     stated = {t.slot for t in now} | {
         t.slot for t in _scan_words(language, head) if t.slot not in ("template",)
     }
-    if language == "python" and not re.match(rb"(?:async\s+)?def\b", new):
-        return new, []
+    if language == "python" and _def_name(new) != _def_name(old):
+        return new, []  # `async` is put back on the same function only, never on a class
     inserts: list[tuple[int, bytes]] = []
     kept: list[str] = []
     at = 0  # where the next kept word goes: after the block's word for the slot before it
@@ -182,6 +183,11 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
         last = pos
     out.append(new[last:])
     return b"".join(out), kept
+
+
+def _def_name(text: bytes) -> bytes | None:
+    found = _PY_DEF.match(text)
+    return None if found is None else found.group(1)
 
 
 def _scan_words(language: str, head: bytes) -> list[_Token]:
