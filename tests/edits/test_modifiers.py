@@ -208,6 +208,29 @@ def test_the_modifiers_a_block_leaves_out_stay(case: Case, column0: bool) -> Non
         compile(result.data, case.path, "exec")  # `await` in a def that is not async fails
 
 
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.name.rsplit(".", 1)[-1] in ("FetchCurrent", "totalUsage", "close")],
+    ids=["csharp", "typescript", "python"],
+)
+def test_a_member_of_a_class_given_whole_keeps_its_modifiers(case: Case) -> None:
+    """The whole class, as models also write it, with one method's modifiers left out: the
+    method keeps them (the container's own line was the only one looked at before)."""
+    data = case.data
+    holder = case.name.rsplit(".", 1)[0]
+    start, end = _symbol(case.path, data, holder)
+    old = data[start:end]
+    changed = old.replace(case.edit[0], case.edit[1])
+    block = changed.replace(case.line, case.line.replace(case.left_out, b"", 1), 1)
+    assert block != changed
+    result = splice(case.path, data, [Replacement(holder, block)])
+    assert result.data == data[:start] + changed + data[end:]
+    modifiers = tuple(k for k in case.kept if k.startswith("`"))
+    assert result.kept == {case.name: modifiers}
+    language = language_for_path(case.path)
+    assert language is not None and analyze(language, result.data).clean
+
+
 def test_a_different_word_in_the_same_slot_is_the_blocks() -> None:
     """A block that states its own visibility, or `override` where the file has `virtual`, or
     a body for an `abstract` method: the block's line stands as written."""

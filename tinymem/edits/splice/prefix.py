@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tinymem.edits.splice.modifiers import keep_modifiers
 
-__all__ = ["Prefix", "keep_prefix", "prefix_of"]
+__all__ = ["Prefix", "keep_line_modifiers", "keep_prefix", "prefix_of"]
 
 _LINE_COMMENTS: dict[str, tuple[bytes, ...]] = {
     "python": (b"#",),
@@ -131,6 +131,18 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
         kept.append("comments")
     kept += [f"`{word}`" for word in modifiers]
     return new, kept
+
+
+def keep_line_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]]:
+    """Only the modifiers of `keep_prefix`: for a member of a container the block gives
+    whole, whose comments and decorators the block states with the container."""
+    was, now = prefix_of(language, old), prefix_of(language, new)
+    if not (was.ordered and now.ordered):
+        return new, []
+    old_line = old[was.core :]
+    at = now.core + _inline_end(language, new[now.core :])
+    line, words = keep_modifiers(language, old_line[_inline_end(language, old_line) :], new[at:])
+    return (new[:at] + line, [f"`{w}`" for w in words]) if words else (new, [])
 
 
 def _inline_end(language: str, line: bytes) -> int:
