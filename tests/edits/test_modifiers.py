@@ -265,6 +265,13 @@ def test_an_added_word_is_kept_and_the_file_order_is_the_languages() -> None:
 def test_a_member_named_like_a_modifier_is_not_one() -> None:
     old = b"static: number = 1;\n"
     assert keep_prefix("typescript", old, b"static: number = 2;\n")[1] == []
+    assert keep_prefix("typescript", b"static {\n  x = 1;\n}\n", b"{\n  x = 2;\n}\n")[1] == []
+    # ...while a C# tuple type after the modifiers is the rest of the declaration.
+    old = b"public static (int, int) Swap(int a, int b)\n{\n    return (b, a);\n}\n"
+    out, kept = keep_prefix(
+        "csharp", old, old[len(b"public static ") :].replace(b"(b, a)", b"(a, b)")
+    )
+    assert out == old.replace(b"(b, a)", b"(a, b)") and kept == ["`public`", "`static`"]
     old = b"async def f():\n    pass\n"
     assert keep_prefix("python", old, b"class f:\n    pass\n")[1] == []
     assert keep_prefix("python", old, b"def g():\n    pass\n")[1] == []  # another function

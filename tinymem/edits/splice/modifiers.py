@@ -82,9 +82,9 @@ _RULES: dict[str, list[_Rule]] = {
     "c": _CPP,  # a .h is read as C, and may well be C++
     "cpp": _CPP,
 }
-# A modifier is a word followed by the rest of the declaration, not a member named `static`
-# (`static: number`, `readonly = 1`).
-_FOLLOWED = rb"(?=\s+[^\s=:;,(){}?!.])"
+# A modifier is a word followed by the rest of the declaration (a C# tuple type may open with
+# `(`), not a member named `static` (`static: number`, `readonly = 1`) nor a `static {` block.
+_FOLLOWED = rb"(?=\s+[^\s=:;,){}?!.])"
 _END = rb"(?![\w$-])"  # a whole word: not `public` read as `pub`, nor `non-sealed` as `non`
 _PATTERNS: dict[str, list[tuple[str, re.Pattern[bytes], bool]]] = {
     language: [
