@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 __all__ = ["keep_modifiers"]
 
-VIS = "visibility"
+_VIS = "visibility"
 
 # One modifier each: the word (or `template <...>`, `extern "C"`, `pub(crate)`), the slot it
 # fills (words of one slot exclude each other), and whether it says there is no body.
@@ -41,10 +41,10 @@ def _own(*words: str, bodiless: bool = False) -> list[_Rule]:
 
 
 _EXPORT = rb"export(?:\s+default)?"
-_JS = [(VIS, _EXPORT, False), *_own("static", "async")]
+_JS = [(_VIS, _EXPORT, False), *_own("static", "async")]
 _TS = [
-    (VIS, _EXPORT, False),
-    *_words(VIS, "public", "protected", "private"),
+    (_VIS, _EXPORT, False),
+    *_words(_VIS, "public", "protected", "private"),
     *_own("static", "async", "readonly", "override", "accessor"),
     *_own("abstract", "declare", bodiless=True),
 ]
@@ -60,12 +60,12 @@ _RULES: dict[str, list[_Rule]] = {
     "typescript": _TS,
     "tsx": _TS,
     "rust": [
-        (VIS, rb"pub(?:\s*\([^)\n]*\))?", False),
+        (_VIS, rb"pub(?:\s*\([^)\n]*\))?", False),
         ("extern", rb'extern(?:\s+"[^"\n]*")?', False),
         *_own("const", "async", "unsafe"),
     ],
     "java": [
-        *_words(VIS, "public", "protected", "private"),
+        *_words(_VIS, "public", "protected", "private"),
         *_words("binding", "static", "default"),
         ("binding", b"abstract", True),
         ("native", b"native", True),
@@ -73,7 +73,7 @@ _RULES: dict[str, list[_Rule]] = {
         *_own("final", "synchronized", "strictfp", "transient", "volatile"),
     ],
     "csharp": [
-        *_words(VIS, "public", "protected", "private", "internal", "file"),
+        *_words(_VIS, "public", "protected", "private", "internal", "file"),
         *_words("binding", "static", "virtual", "override", "const"),
         ("binding", b"abstract", True),
         ("extern", b"extern", True),
@@ -92,6 +92,15 @@ _PATTERNS: dict[str, list[tuple[str, re.Pattern[bytes], bool]]] = {
         for slot, word, body in rules
     ]
     for language, rules in _RULES.items()
+}
+# The same words anywhere on the block's line before its parameters (`static public`).
+_ANYWHERE = {
+    language: [
+        (slot, re.compile(rb"(?<![\w$#-])" + pattern.pattern), body)
+        for slot, pattern, body in patterns
+        if slot != "template"
+    ]
+    for language, patterns in _PATTERNS.items()
 }
 _SPACE = re.compile(rb"\s*")
 _PY_DEF = re.compile(rb"(?:async\s+)?def\s+(\w+)")
@@ -158,7 +167,7 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
     # A slot is stated by the block's leading modifiers, or by a word of it further on its
     # line before the parameters (`static public` read from `public`, as before).
     stated = {t.slot for t in now} | {
-        t.slot for t in _scan_words(language, head) if t.slot not in ("template",)
+        slot for slot, pattern, _ in _ANYWHERE.get(language, []) if pattern.search(head)
     }
     if language == "python" and _def_name(new) != _def_name(old):
         return new, []  # `async` is put back on the same function only, never on a class
@@ -188,12 +197,3 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
 def _def_name(text: bytes) -> bytes | None:
     found = _PY_DEF.match(text)
     return None if found is None else found.group(1)
-
-
-def _scan_words(language: str, head: bytes) -> list[_Token]:
-    """The modifiers anywhere in `head` (as whole words)."""
-    found = []
-    for slot, pattern, bodiless in _PATTERNS.get(language, []):
-        for m in re.finditer(rb"(?<![\w$#-])" + pattern.pattern, head):
-            found.append(_Token(slot, m.start(), m.end(), bodiless))
-    return found
