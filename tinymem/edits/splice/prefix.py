@@ -6,17 +6,18 @@ A symbol's span starts at its leading comments (a licence header with no blank l
 those out, as the system prompt lets them ("whatever you omit is kept unchanged"); replacing
 the whole span with such a text deleted them. The splice keeps each part the new text does
 not give: the file's comments when it has none, the file's decorators when it has none, and
-the visibility on the definition's own line (`export`, `pub`, `public`, ...) when it has
-none (`export function parse` rewritten as `function parse` unexported it: the importers
-broke). A block that gives any visibility of its own keeps it.
+the modifiers on the definition's own line that it does not state (splice/modifiers.py: the
+visibility, `export`, `pub`, `public`, ..., whose loss unexported `export function parse`
+and broke its importers; `static`, `async`, `virtual`, a C++ `template <...>` line).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-__all__ = ["Prefix", "keep_prefix", "prefix_of"]
+from tinymem.edits.splice.modifiers import keep_modifiers
+
+__all__ = ["Prefix", "keep_line_modifiers", "keep_prefix", "prefix_of"]
 
 _LINE_COMMENTS: dict[str, tuple[bytes, ...]] = {
     "python": (b"#",),
@@ -34,28 +35,6 @@ _DECORATORS: dict[str, tuple[bytes, ...]] = {
     "cpp": (b"[[",),
 }
 _OPEN, _CLOSE = b"([{", b")]}"
-# The visibility a definition's line may start with, and the words by which a replacement's
-# line gives its own (anywhere before its parameters: `static public` in C#).
-_JS_VISIBILITY = (re.compile(rb"export(?:\s+default)?\s+"), re.compile(rb"\bexport\b"))
-_TS_VISIBILITY = (
-    re.compile(rb"(?:export(?:\s+default)?|public|protected|private)\s+"),
-    re.compile(rb"\b(?:export|public|protected|private)\b"),
-)
-_MEMBER_WORDS = rb"public|protected|private|internal"
-_VISIBILITY: dict[str, tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {
-    "javascript": _JS_VISIBILITY,
-    "typescript": _TS_VISIBILITY,
-    "tsx": _TS_VISIBILITY,
-    "rust": (re.compile(rb"pub(?:\s*\([^)\n]*\))?\s+"), re.compile(rb"\bpub\b")),
-    "java": (
-        re.compile(rb"(?:public|protected|private)\s+"),
-        re.compile(rb"\b(?:public|protected|private)\b"),
-    ),
-    "csharp": (
-        re.compile(rb"(?:(?:public|protected|private|internal)\s+)+"),
-        re.compile(rb"\b(?:" + _MEMBER_WORDS + rb")\b"),
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -138,10 +117,10 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
     inline = (
         old_line[:old_inline] if old_inline and not new_inline and not now.has_decorators else b""
     )
-    given = _visibility(language, old_line[old_inline:], new_line[new_inline:])
-    if inline or given is not None:  # nothing above the definition line moves
-        at = now.core + new_inline
-        new = new[: now.core] + inline + new[now.core : at] + (given or b"") + new[at:]
+    at = now.core + new_inline
+    line, modifiers = keep_modifiers(language, old_line[old_inline:], new[at:])
+    if inline or modifiers:  # nothing above the definition line moves
+        new = new[: now.core] + inline + new[now.core : at] + line
     if (was.has_decorators and not now.has_decorators) or inline:
         if was.has_decorators and not now.has_decorators:
             at = now.decorators  # after the new text's own comments, before its definition
@@ -150,23 +129,20 @@ def keep_prefix(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]
     if was.has_comments and not now.has_comments:
         new = old[: was.decorators] + new
         kept.append("comments")
-    if given is not None:
-        kept.append(f"`{given.strip().decode('ascii', 'replace')}`")
+    kept += [f"`{word}`" for word in modifiers]
     return new, kept
 
 
-def _visibility(language: str, old: bytes, new: bytes) -> bytes | None:
-    """The visibility `old`'s definition line starts with, when `new`'s line (both from the
-    definition on, after any attributes on the line) gives none of its own."""
-    rules = _VISIBILITY.get(language)
-    if rules is None:
-        return None
-    lead, word = rules
-    found = lead.match(old)
-    head = new.split(b"\n", 1)[0].split(b"(", 1)[0]
-    if found is None or word.search(head) is not None:
-        return None
-    return found.group(0)
+def keep_line_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]]:
+    """Only the modifiers of `keep_prefix`: for a member of a container the block gives
+    whole, whose comments and decorators the block states with the container."""
+    was, now = prefix_of(language, old), prefix_of(language, new)
+    if not (was.ordered and now.ordered):
+        return new, []
+    old_line = old[was.core :]
+    at = now.core + _inline_end(language, new[now.core :])
+    line, words = keep_modifiers(language, old_line[_inline_end(language, old_line) :], new[at:])
+    return (new[:at] + line, [f"`{w}`" for w in words]) if words else (new, [])
 
 
 def _inline_end(language: str, line: bytes) -> int:

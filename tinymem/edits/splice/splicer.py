@@ -8,12 +8,13 @@ from tinymem.edits.splice.forms import Classifier, Form
 from tinymem.edits.splice.lines import WS, container_of, contains, plain_name, start_of_line
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.plan import Edit, Plan
-from tinymem.edits.splice.prefix import keep_prefix
+from tinymem.edits.splice.prefix import keep_line_modifiers, keep_prefix
 from tinymem.edits.splice.rust import RustPlacer
 from tinymem.edits.splice.syntax import file_symbols, grammar, syntax_problem
 from tinymem.edits.splice.texts import Text, prepare
 from tinymem.edits.splice.verify import Verifier
 from tinymem.records import FILE_SYMBOL
+from tinymem.symbols import Symbol
 
 
 class Splicer(RustPlacer, Classifier, Verifier):
@@ -138,6 +139,7 @@ class Splicer(RustPlacer, Classifier, Verifier):
                 after, kept = keep_prefix(self.language, before, after)
                 if kept:
                     plan.kept[r.name] = tuple(kept)
+                after = self.keep_member_modifiers(plan, sym, after)
             expect = (r.name, *twins.get(r.name, ()), *(m.name for m in nested.get(r.name, [])))
             maybe = tuple(n for n, c in contained.items() if c == r.name)
             owners = self.ancestors(sym)
@@ -212,6 +214,36 @@ class Splicer(RustPlacer, Classifier, Verifier):
             kept=plan.kept,
         )
 
+    def keep_member_modifiers(self, plan: Plan, sym: Symbol, after: bytes) -> bytes:
+        """`after` (the new text of `sym`) with the modifiers its members leave out: a class
+        given whole whose `static` method came back without `static` is still the model
+        leaving a word out (prefix.py keeps only the container's own line's)."""
+        members = [s for s in self.symbols if contains(sym, s)]
+        if not members:
+            return after
+        head, tail = self.data[: sym.start], self.data[sym.end :]
+        data = head + after + tail
+        try:
+            now = {s.name: s for s in file_symbols(self.path, data).symbols}
+        except SpliceError:
+            return after
+        edits: list[tuple[int, int, bytes]] = []
+        for old in members:
+            new = now.get(old.name)
+            if new is None or not (len(head) <= new.start and new.end <= len(data) - len(tail)):
+                continue
+            text = data[new.start : new.end]
+            out, kept = keep_line_modifiers(self.language, self.data[old.start : old.end], text)
+            if kept:
+                # Words go in on the definition's line only: what follows is as it was, so
+                # the edit is the head of the text, clear of the members nested in it.
+                same = _common_tail(text, out)
+                edits.append((new.start, new.end - same, out[: len(out) - same]))
+                plan.kept[old.name] = tuple(kept)
+        for start, end, text in sorted(edits, reverse=True):
+            data = data[:start] + text + data[end:]
+        return data[len(head) : len(data) - len(tail)]
+
     def nest(
         self, plan: Plan, holder: str, members: list[Replacement], forms: dict[str, Form]
     ) -> None:
@@ -242,6 +274,13 @@ class Splicer(RustPlacer, Classifier, Verifier):
         forms[holder] = Form(
             form.kind, prepare(self.language, inner.data, b"", holder), form.header
         )
+
+
+def _common_tail(a: bytes, b: bytes) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[len(a) - 1 - n] == b[len(b) - 1 - n]:
+        n += 1
+    return n
 
 
 def check_names(names: Iterable[str]) -> list[str]:
