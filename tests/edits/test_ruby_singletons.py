@@ -126,3 +126,20 @@ def test_an_instance_method_beside_a_class_method_of_one_name_still_reaches_its_
     result = align("lib/cfg.rb", block, source.encode(), Evidence())
     assert result.blocked is None
     assert [(t.name, t.op) for t in result.targets] == [("Cfg.Loader.load#2", "modify")]
+
+
+def test_a_class_self_given_in_its_class_changes_one_class_method_and_adds_another() -> None:
+    block = (
+        b"class Loader\n  class << self\n    def load(path)\n      new(path).read.strip\n"
+        b"    end\n\n    def fresh\n      new('x')\n    end\n  end\nend\n"
+    )
+    result = align("lib/cfg.rb", block, LOADER.encode(), Evidence())
+    assert result.blocked is None
+    assert [(t.name, t.op) for t in result.targets] == [
+        ("Cfg.Loader.load", "modify"),
+        ("Cfg.Loader.fresh", "add"),
+    ]
+    load, fresh = (t.text for t in result.targets)
+    assert load.startswith(b"def self.load(path)\n")
+    assert fresh.startswith(b"def self.fresh\n")  # a new class method, not an instance one
+    assert not result.notes, result.notes  # `class << self` is no line left unapplied

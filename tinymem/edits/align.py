@@ -11,7 +11,9 @@ container). Each of its outermost definitions is then anchored in the file:
 - a name several entities share (the same method in two classes, overloads, a getter and its
   setter, one method in two impl blocks) is decided by evidence in this order (`choose.py`):
   the block's own role (a `@x.setter` is the setter, a definition without `@overload` the
-  implementation, `roles.py`), the qualified name in the request (`Session.send`), the
+  implementation, `roles.py`; a Ruby `def x` inside `class << self` is `def self.x`, and an
+  instance method given for a class method, or the reverse, is held, `singletons.py`), the
+  qualified name in the request (`Session.send`), the
   entity shown in this very prompt, the block's own container header (`class Session:`,
   `impl Display for S`, exact or without its generics, `where` clause and bases), and
   between members of one container only, the unchanged signature. Still several: blocked,
