@@ -13,15 +13,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from tinymem.edits.alignment import (
-    Alignment,
-    Evidence,
-    FileView,
-    Target,
-    inside,
-    plain,
-    signature,
-)
+from tinymem.edits.alignment import Alignment, Evidence, FileView, Target, inside, plain, signature
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.roles import OVERLOAD, by_role, new_accessor, role
 from tinymem.edits.singletons import as_self, crossed, file_role, in_sclass
