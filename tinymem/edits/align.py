@@ -11,7 +11,9 @@ container). Each of its outermost definitions is then anchored in the file:
 - a name several entities share (the same method in two classes, overloads, a getter and its
   setter, one method in two impl blocks) is decided by evidence in this order (`choose.py`):
   the block's own role (a `@x.setter` is the setter, a definition without `@overload` the
-  implementation, `roles.py`), the qualified name in the request (`Session.send`), the
+  implementation, `roles.py`; a Ruby `def x` inside `class << self` is `def self.x`, and an
+  instance method given for a class method, or the reverse, is held, `singletons.py`), the
+  qualified name in the request (`Session.send`), the
   entity shown in this very prompt, the block's own container header (`class Session:`,
   `impl Display for S`, exact or without its generics, `where` clause and bases), and
   between members of one container only, the unchanged signature. Still several: blocked,
@@ -48,7 +50,7 @@ from tinymem.edits.alignment import (
 )
 from tinymem.edits.choose import choose
 from tinymem.edits.hints import ambiguity
-from tinymem.edits.members import collect, explode, outside_lines, report_outside
+from tinymem.edits.members import collect, explode, member_text, outside_lines, report_outside
 from tinymem.edits.namespaces import namespaced
 from tinymem.edits.nested import (
     Nested,
@@ -63,6 +65,7 @@ from tinymem.edits.nested import (
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.pieces import definition_pieces
 from tinymem.edits.roles import new_accessor, role
+from tinymem.edits.singletons import as_self, crossed, file_role, in_file_spelling, in_sclass
 from tinymem.edits.splice.prefix import keep_prefix
 from tinymem.edits.statements import dropped_note, dropped_statements
 from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
@@ -206,7 +209,9 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
             added.append(Target(name, "add", text, previous))
             previous = name
             continue
-        collect(item, anchor, parsed, file, given, added, thin)
+        held = collect(item, anchor, parsed, file, given, added, thin, evidence)
+        if held is not None:
+            blocked.append(held)
         previous = anchor
     if blocked:
         result.blocked = "; ".join(blocked)
@@ -250,22 +255,29 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
         )
         return result
     report_outside(result, parsed, file.path)
+    result.targets = [in_file_spelling(file, t) for t in result.targets]
     return result
 
 
 def _new_accessor(
-    item: Symbol, text: bytes, candidates: list[Symbol], file: FileView
-) -> str | None:
-    """The name of a new accessor (a setter written for a property that has its getter
+    item: Symbol, text: bytes, candidates: list[Symbol], file: FileView, evidence: Evidence
+) -> tuple[str | None, str | None]:
+    """(the name of a new accessor (a setter written for a property that has its getter
     only) in the one class all candidates belong to: added beside them, never replacing
-    the getter. None when the block is no such accessor."""
+    the getter, or None when the block is no such accessor; why it is held instead: a Ruby
+    instance method for a class method, `singletons.py`)."""
     language = language_for_path(file.path)
     if len({c.parent for c in candidates}) != 1 or candidates[0].parent is None:
-        return None
-    if not new_accessor(role(language, text), [role(language, file.text(c)) for c in candidates]):
-        return None
+        return None, None
+    wanted = role(language, text)
+    roles = [file_role(file, c, wanted) for c in candidates]
+    held = crossed(language, wanted, candidates, roles, evidence.qualified)
+    if held is not None:
+        return None, held
+    if not new_accessor(wanted, roles):
+        return None, None
     name = plain(candidates[0].name)
-    return f"{name}#{sum(plain(s.name) == name for s in file.symbols) + 1}"
+    return f"{name}#{sum(plain(s.name) == name for s in file.symbols) + 1}", None
 
 
 def _anchor(
@@ -273,13 +285,15 @@ def _anchor(
 ) -> tuple[str | None, str | None]:
     """(the file entity `item` stands for or None when it is new, why it cannot be placed)."""
     text = parsed.text[item.start : item.end]
+    if in_sclass(parsed.language, parsed.text, item.start):
+        text = as_self(member_text(parsed, item))  # `class << self` around it: a class method
     shaped = item.kind in _CALLABLE and _method_shaped(parsed.language, parsed, text, file)
     candidates = _candidates(item, file, members_only=shaped)
     if shaped and not candidates:
         candidates = _candidates(item, file, members_only=False)
-    fresh = _new_accessor(item, text, candidates, file)
-    if fresh is not None:
-        return fresh, None
+    fresh, held = _new_accessor(item, text, candidates, file, evidence)
+    if fresh is not None or held is not None:
+        return fresh, held
     local = [] if shaped or item.kind in _CONTAINERS else _local_namesakes(item, file)
     if local:
         decided = _local_or_not(item, text, candidates, local, file, evidence)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from tinymem.edits.alignment import Evidence, FileView, header_key, plain, signature
 from tinymem.edits.roles import by_role, role
+from tinymem.edits.singletons import file_role
 from tinymem.symbols import Symbol, language_for_path
 
 __all__ = ["choose"]
@@ -39,7 +40,7 @@ def choose(
     language = language_for_path(file.path)
     if len(left) > 1:
         wanted = role(language, item_text)
-        narrow(by_role(wanted, left, lambda c: role(language, file.text(c))))
+        narrow(by_role(wanted, left, lambda c: file_role(file, c, wanted)))
     if len(left) > 1 and evidence.qualified:
         narrow(
             [

@@ -13,9 +13,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from tinymem.edits.alignment import Alignment, FileView, Target, inside, plain, signature
+from tinymem.edits.alignment import Alignment, Evidence, FileView, Target, inside, plain, signature
 from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.edits.roles import OVERLOAD, by_role, new_accessor, role
+from tinymem.edits.singletons import as_self, crossed, file_role, in_sclass
 from tinymem.edits.splice.texts import prepare
 from tinymem.symbols import Symbol, language_for_path
 from tinymem.symbols.containers import line_starts
@@ -25,6 +26,7 @@ __all__ = ["collect", "explode", "member_text", "outside_lines", "report_outside
 
 _CLOSER_LINES = frozenset({"}", "};", "end", ")", "});", "})", "]"})
 _COMMENT_LEADS = ("#", "//", "/*", "*", "--", "<!--")
+_SCLASS = re.compile(r"class\s*<<\s*self")
 
 
 def outside_lines(text: bytes, symbols: Sequence[Symbol], *, comments: bool = False) -> list[bytes]:
@@ -80,7 +82,8 @@ def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
     covered: set[int] = set()
     near: set[int] = set()  # a target's rows and the row after it (a body cut short)
     for sym in parsed.symbols:
-        if text[sym.start : sym.end] in taken or member_text(parsed, sym) in taken:
+        alone = member_text(parsed, sym)
+        if text[sym.start : sym.end] in taken or alone in taken or as_self(alone) in taken:
             last = row(max(sym.end - 1, sym.start))
             covered.update(range(row(sym.start), last + 1))
             near.update(range(row(sym.start), last + 2))
@@ -92,6 +95,8 @@ def report_outside(result: Alignment, parsed: Parsed, path: str) -> None:
             continue
         if stripped in _CLOSER_LINES or stripped.startswith(_COMMENT_LEADS):
             continue
+        if _SCLASS.fullmatch(stripped) and parsed.language == "ruby":
+            continue  # the wrapper of class methods: they are taken as class methods
         outside.append(stripped)
     if not result.targets:
         return
@@ -139,8 +144,10 @@ def collect(
     given: dict[str, bytes],
     added: list[Target],
     thin: set[str],
-) -> None:
-    """The item and everything inside it, renamed from the block's names to the file's.
+    evidence: Evidence,
+) -> str | None:
+    """The item and everything inside it, renamed from the block's names to the file's; or
+    why a member is held (a Ruby instance method given for a class method, `singletons.py`).
 
     `thin` collects the containers given without most of their own lines (docstring,
     attributes, fields): they stand for the members given, never replace the container."""
@@ -150,8 +157,12 @@ def collect(
     for sym in inner:
         name = anchor + sym.name[len(prefix) :]
         text = parsed.text[sym.start : sym.end] if sym is item else member_text(parsed, sym)
+        if in_sclass(parsed.language, parsed.text, sym.start):
+            text = as_self(member_text(parsed, sym))  # in `class << self`: a class method
         if sym is not item:
-            name = _member_name(name, text, file, given)
+            name, held = _member_name(name, text, file, given, evidence)
+            if held is not None:
+                return held
         if name in file.by_name:
             given[name] = text
             if _loses_own_lines(sym, parsed, file.by_name[name], file):
@@ -161,6 +172,7 @@ def collect(
             added.append(Target(name, "add", text, previous_by_parent.get(parent)))
         parent_key = name.rsplit(".", 1)[0] if "." in name else None
         previous_by_parent[parent_key] = name
+    return None
 
 
 def _own_lines(data: bytes, sym: Symbol, symbols: Sequence[Symbol]) -> list[bytes]:
@@ -185,32 +197,39 @@ def _loses_own_lines(given: Symbol, parsed: Parsed, known: Symbol, file: FileVie
     return sum(line in ours for line in theirs) * 2 < len(theirs)
 
 
-def _member_name(name: str, text: bytes, file: FileView, given: dict[str, bytes]) -> str:
+def _member_name(
+    name: str, text: bytes, file: FileView, given: dict[str, bytes], evidence: Evidence
+) -> tuple[str, str | None]:
     """The file's name for a member given inside its container. Members of one name
     (`error`, `error#2`, …) are told apart first by what the block's head says it is
     (`roles.py`: the setter of a property, the implementation beside `@overload` stubs, which
     a model rewrites with a new signature), then by their unchanged signature; a signature
-    none of them has is a new overload, named after the last one."""
+    none of them has is a new overload, named after the last one. With the name, why the
+    member is held (`singletons.py`), else None."""
     same = [s for s in file.symbols if plain(s.name) == plain(name)]
     language = language_for_path(file.path)
-    if new_accessor(role(language, text), [role(language, file.text(s)) for s in same]):
-        return f"{plain(name)}#{len(same) + 1}"
+    wanted = role(language, text)
+    roles = {s.name: file_role(file, s, wanted) for s in same}
+    held = crossed(language, wanted, same, list(roles.values()), evidence.qualified)
+    if held is not None:
+        return name, held
+    if new_accessor(wanted, list(roles.values())):
+        return f"{plain(name)}#{len(same) + 1}", None
     if len(same) <= 1:
-        return same[0].name if same else name
+        return (same[0].name if same else name), None
     free = [s for s in same if s.name not in given]
-    roles = {s.name: role(language, file.text(s)) for s in same}
     if any(roles.values()):
         # Only where the file's members of this name carry roles: among plain overloads
         # (Java's), the one left is no evidence, a new signature is a new overload.
-        fits = by_role(role(language, text), free, lambda s: roles[s.name])
+        fits = by_role(wanted, free, lambda s: roles[s.name])
         if len(fits) == 1 and roles[fits[0].name] != OVERLOAD:
-            return fits[0].name
+            return fits[0].name, None
         free = fits or free
     signed = signature(text)
     match = [s for s in free if signature(file.text(s)) == signed]
     if len(match) == 1:
-        return match[0].name
-    return f"{plain(name)}#{len(same) + 1}"
+        return match[0].name, None
+    return f"{plain(name)}#{len(same) + 1}", None
 
 
 def explode(

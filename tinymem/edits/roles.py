@@ -113,7 +113,8 @@ def new_accessor(item_role: str | None, roles: Sequence[str | None]) -> bool:
     """The block writes an accessor the property does not have yet (a setter beside a
     getter alone): a new member of that name, never a rewrite of the getter. So is a Ruby
     singleton method beside instance methods only, and the reverse: `def self.[]` never
-    rewrites `def []`."""
+    rewrites `def []` (the callers hold both first unless the request names the class
+    method, `singletons.py`: which one the model meant is not provable)."""
     if not roles:
         return False
     if item_role == SINGLETON:
