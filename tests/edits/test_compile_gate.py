@@ -58,15 +58,17 @@ def test_a_splice_that_leaves_await_outside_async_is_refused() -> None:
 def test_ask_accept_writes_no_await_outside_async(
     repo: Path, initialised: Initialise, server: ModelServer
 ) -> None:
-    initialised({"src/client.py": CLIENT.decode()})
-    server.add(
-        "src/client.py\n```python\ndef fetch(self, url):\n    resp = await self.get(url)\n"
-        "    return resp.text\n```\n"
-    )
-    proc = tm_ask(repo, server, "make Client.fetch return the text", "--accept", "--repair", "0")
+    # A function the file has as a plain `def`, given an `await`: no `async` of the file's to
+    # keep (a block leaving out the file's `async` gets it back: test_modifiers.py).
+    initialised({"src/client.py": SYNC_CLIENT.decode()})
+    server.add("src/client.py\n```python\ndef close(self):\n    await self.session.aclose()\n```\n")
+    proc = tm_ask(repo, server, "make Client.close close the session", "--accept", "--repair", "0")
     assert proc.returncode == 0, proc.stderr
     assert "'await' outside async function" in proc.stdout + proc.stderr
-    assert (repo / "src/client.py").read_bytes() == CLIENT
+    assert (repo / "src/client.py").read_bytes() == SYNC_CLIENT
+
+
+SYNC_CLIENT = CLIENT + b"\n    def close(self):\n        self.session = None\n"
 
 
 def test_accept_gate_a_refuses_a_merged_text_that_does_not_compile() -> None:
