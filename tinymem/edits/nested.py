@@ -91,12 +91,11 @@ _COMMENTS = ("#", "//", "/*", "*")
 # that names nothing else (`try:`, `except Exception:`, `pass`, `return None`, `} catch {`,
 # `end`, `Ok(())`) is no evidence that a block keeps a particular body.
 _BOILERPLATE = frozenset(
-    """
-    try except finally else elif if catch rescue ensure begin end do then pass return
-    break continue raise throw yield await async default None True False null nil
-    undefined true false self this Ok Some Exception BaseException Error Throwable
-    StandardError
-    """.split()
+    {"try", "except", "catch", "rescue", "finally", "ensure", "else", "elif", "if", "then"}
+    | {"do", "begin", "end", "pass", "return", "break", "continue", "raise", "throw", "yield"}
+    | {"await", "async", "default", "self", "this"}
+    | {"None", "True", "False", "null", "nil", "undefined", "true", "false", "Ok", "Some"}
+    | {"Exception", "BaseException", "Error", "Throwable", "StandardError"}
 )
 _IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z_]\w*")
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"' r"|'(?:\\.|[^'\\])*'" r"|`(?:\\.|[^`\\])*`")
