@@ -255,3 +255,22 @@ def test_types_defaults_and_layout_never_change_typescript_names(
     params = f"({sep.join(parts)})"
     text = f"const f = {params} => 1\n" if arrow else f"function f{params}: void {{}}\n"
     assert parameter_names("typescript", text.encode()) == tuple(names), text
+
+
+def test_a_new_function_sharing_only_boilerplate_lines_with_a_nested_one_is_added() -> None:
+    # Review (fb1): `wrapper(stream)` shares `try:`, `except Exception:`, `pass` and `return
+    # None` with `_safecall`'s nested wrapper, 4 of its 5 lines, and was refused as that one.
+    # Lines naming only keywords and literals are no evidence of a body kept.
+    block = b"""def wrapper(stream: t.IO[t.Any]) -> int | None:
+    try:
+        return stream.fileno()
+    except Exception:
+        pass
+    return None
+"""
+    a = align("src/click/utils.py", block, UTILS, Evidence())
+    assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("wrapper", "add")]
+    # The same with a literal for a keyword: a string says nothing of whose body it is.
+    block = block.replace(b"return None", b'return "closed"')
+    a = align("src/click/utils.py", block, UTILS, Evidence())
+    assert a.blocked is None and [(t.name, t.op) for t in a.targets] == [("wrapper", "add")]

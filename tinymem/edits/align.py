@@ -25,7 +25,8 @@ container). Each of its outermost definitions is then anchored in the file:
   so is a definition named like a function nested in one of the file's functions, with its
   parameter names or its body (`nested.py`), which tm changes only with its enclosing
   function (a top-level namesake is taken only when the block's signature or the prompt
-  says it is that one);
+  says it is that one), unless the reply gives that function without it: moved out, it
+  is new (`hoists.py`);
   anything else is new at the top level, or new inside the container it was given in.
 
 A container given with only some of its members stands for those members, never for a
@@ -50,6 +51,7 @@ from tinymem.edits.alignment import (
 )
 from tinymem.edits.choose import choose
 from tinymem.edits.hints import ambiguity
+from tinymem.edits.hoists import hoisted
 from tinymem.edits.members import collect, explode, member_text, outside_lines, report_outside
 from tinymem.edits.namespaces import namespaced
 from tinymem.edits.nested import (
@@ -296,7 +298,7 @@ def _anchor(
         return fresh, held
     local = [] if shaped or item.kind in _CONTAINERS else _local_namesakes(item, file)
     if local:
-        decided = _local_or_not(item, text, candidates, local, file, evidence)
+        decided = _local_or_not(item, parsed, candidates, local, file, evidence)
         if decided is not None:
             return None, decided
     header = parsed.header_of(item)
@@ -339,7 +341,7 @@ def _local_namesakes(item: Symbol, file: FileView) -> list[Nested]:
 
 def _local_or_not(
     item: Symbol,
-    text: bytes,
+    parsed: Parsed,
     candidates: list[Symbol],
     local: list[Nested],
     file: FileView,
@@ -351,6 +353,7 @@ def _local_or_not(
     of its enclosing definition, and tm changes it only through that one."""
     short = leaf(item.name)
     language = language_for_path(file.path)
+    text = parsed.text[item.start : item.end]
     if not candidates:
         # Only a nested function has the name: the block is that one when it takes the same
         # parameters (by name: `def decorator(f)` is `def decorator(f: T_route) -> T_route`),
@@ -359,9 +362,12 @@ def _local_or_not(
         # `wrapper(*args, **kwargs)`). Not the request or the reply naming the enclosing
         # function: they name it as much when the model adds a helper for that function to
         # call (`def wrapper(response)` used by `retry`), and a refusal there loses the
-        # helper; the block's own body is what says it is the nested function.
+        # helper; the block's own body is what says it is the nested function. Unless the
+        # reply gives the enclosing function without it: then it was moved out.
         alike = same_parameters(language, text, local) or same_body(language, text, local)
-        return nested_reason(short, file.path, alike) if alike else None
+        if not alike or hoisted(file.path, short, alike, parsed, evidence.blocks):
+            return None
+        return nested_reason(short, file.path, alike)
     # Both a definition of the file and a nested function: the block's signature says which
     # when it is one's and not the other's; else the prompt, when it showed the entity and
     # none of the functions around the nested ones.

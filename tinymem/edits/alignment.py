@@ -34,6 +34,8 @@ class Evidence:
 
     qualified: frozenset[str] = frozenset()  # dotted names in the request: "Session.send"
     hydrated: frozenset[str] = frozenset()  # symbols of this file shown in this prompt
+    # the code of the reply's blocks for this file or naming none (`hoists.py`)
+    blocks: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,19 @@ _DEF_WORDS = {
 _JS_WORDS = rb"(?:\bfunction\s*\*?\s*%s\b|\b%s\s*=)"
 _WORDY = re.compile(r"\w")
 _COMMENTS = ("#", "//", "/*", "*")
+# A line of a body that says nothing of its own: words every function may write, whatever
+# its language (control keywords, literal constants, a catch-all exception type). A line
+# that names nothing else (`try:`, `except Exception:`, `pass`, `return None`, `} catch {`,
+# `end`, `Ok(())`) is no evidence that a block keeps a particular body.
+_BOILERPLATE = frozenset(
+    {"try", "except", "catch", "rescue", "finally", "ensure", "else", "elif", "if", "then"}
+    | {"do", "begin", "end", "pass", "return", "break", "continue", "raise", "throw", "yield"}
+    | {"await", "async", "default", "self", "this"}
+    | {"None", "True", "False", "null", "nil", "undefined", "true", "false", "Ok", "Some"}
+    | {"Exception", "BaseException", "Error", "Throwable", "StandardError"}
+)
+_IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z_]\w*")
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"' r"|'(?:\\.|[^'\\])*'" r"|`(?:\\.|[^`\\])*`")
 
 
 @dataclass(frozen=True)
@@ -225,14 +238,21 @@ def _statement_lines(body: bytes) -> Counter[str]:
     return Counter(line for line in lines if _WORDY.search(line) and not line.startswith(_COMMENTS))
 
 
+def _substantive(line: str) -> bool:
+    """The line names something besides keywords and literals (its strings left out)."""
+    return any(w not in _BOILERPLATE for w in _IDENTIFIER.findall(_STRING.sub("", line)))
+
+
 def same_body(language: str | None, text: bytes, local: Sequence[Nested]) -> list[Nested]:
     """The nested functions of `local` whose body the definition `text` keeps: at least two
-    of its statement lines and at least half of them. A model adding or removing a
-    parameter of a nested function gives back its body with a line or two changed; a new
-    function that only shares its name (`def wrapper(response)` beside a decorator's
-    `wrapper(*args, **kwargs)`) has a body of its own. Two lines at least, since a one-line
-    closure hoisted to the top level with the variable it closed over as a parameter is a
-    new function that repeats its one line."""
+    of its statement lines, and of its substantive lines (`_substantive`) at least one and
+    at least half. A model adding or removing a parameter of a nested function gives back
+    its body with a line or two changed; a new function that only shares its name (`def
+    wrapper(response)` beside a decorator's `wrapper(*args, **kwargs)`) has a body of its
+    own, though it may share the lines any function writes (`try:`, `except Exception:`,
+    `pass`, `return None`): those count as no evidence either way. Two lines at least, since
+    a one-line closure hoisted to the top level with the variable it closed over as a
+    parameter is a new function that repeats its one line."""
     body = body_of(language, text)
     if not body:
         return []
@@ -240,7 +260,9 @@ def same_body(language: str | None, text: bytes, local: Sequence[Nested]) -> lis
     alike: list[Nested] = []
     for n in local:
         own = _statement_lines(n.body)
-        kept = sum((own & given).values())
-        if kept >= 2 and 2 * kept >= sum(own.values()):
+        shared = own & given
+        said = sum(count for line, count in shared.items() if _substantive(line))
+        owned = sum(count for line, count in own.items() if _substantive(line))
+        if sum(shared.values()) >= 2 and said >= 1 and 2 * said >= owned:
             alike.append(n)
     return alike

@@ -82,6 +82,8 @@ class _Context:
     named_paths: frozenset[str]  # the paths and file names the request gives
     # proposal id -> (symbol, text) of each definition it adds (its blobs are not flushed yet)
     added: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)
+    # the reply's code blocks by the file they name (None: naming none), for `hoists.py`
+    code: dict[str | None, tuple[bytes, ...]] = field(default_factory=dict)
 
     def new_id(self) -> str:
         while True:
@@ -93,7 +95,8 @@ class _Context:
     def evidence(self, path: str) -> Evidence:
         prefix = path + "::"
         shown = frozenset(k[len(prefix) :] for k in self.hydrated if k.startswith(prefix))
-        return Evidence(qualified=self.qualified, hydrated=shown)
+        blocks = self.code.get(path, ()) + self.code.get(None, ())
+        return Evidence(qualified=self.qualified, hydrated=shown, blocks=blocks)
 
 
 def build(
@@ -135,6 +138,7 @@ def build(
         Definitions(view, cache_dir),
         named_paths,
     )
+    ctx.code = _code_by_path(ctx, parsed, workdir)
     outcome = Outcome([], [])
     candidates: dict[str, frozenset[str]] | None = None
     for block in parsed.blocks:
@@ -213,6 +217,24 @@ def build(
         outcome.proposals.append(_deletion(ctx, path, symbol))
     outcome.proposals += note_proposals(parsed.notes, outcome.proposals, ctx.new_id, episode_id)
     return outcome
+
+
+def _code_by_path(
+    ctx: _Context, parsed: ParsedReply, workdir: str
+) -> dict[str | None, tuple[bytes, ...]]:
+    """The reply's code blocks by the file each names (None: naming none, as correlation may
+    give them any), for a block to see what the same reply gives beside it for its file."""
+    found: dict[str | None, tuple[bytes, ...]] = {}
+    for block in parsed.blocks:
+        if block.format != "code":
+            continue
+        path, refusal, _ = block_path(block, workdir, ctx.live_files)
+        if refusal is not None:
+            continue
+        if path is not None:
+            path = _known_path(ctx, path)[0]
+        found[path] = (*found.get(path, ()), block.code.encode())
+    return found
 
 
 def _hold_second_definition(ctx: _Context, p: Proposal) -> None:
