@@ -196,3 +196,62 @@ def test_a_class_nested_in_a_method_is_part_of_its_text() -> None:
     )
     new = old.replace(b"            return 1\n", b"            ...\n            return 2\n")
     assert elided_members("a.py", old, new) == [""]
+
+
+# A deliberate `...` that replaces no code (review of the fix above, item 2).
+UTILS = "src/click/utils.py"
+
+
+def _click(name: str) -> bytes:
+    data = (CODE / "click" / UTILS).read_bytes()
+    (sym,) = [s for s in extract(UTILS, data).symbols if s.name == name]
+    return data[sym.start : sym.end]
+
+
+def test_a_new_nested_stub_class_is_not_an_elision() -> None:
+    make_str = _click("make_str")
+    given_ = make_str.replace(
+        b"    if isinstance(value, bytes):",
+        b"    class _Missing: ...\n\n"
+        b"    if value is None or isinstance(value, _Missing):\n"
+        b'        return ""\n'
+        b"    if isinstance(value, bytes):",
+    )
+    assert elided_members(UTILS, make_str, given_) == []
+    # A nested definition the file's function has with code is still judged.
+    old = b"def build():\n    def run():\n        return 1\n    return run\n"
+    assert elided_members("a.py", old, old.replace(b"return 1", b"...")) == [""]
+    assert elided_members("a.py", old, old.replace(b"return 1", b"x = 2\n        ...")) == [""]
+
+
+def test_the_files_dots_wrapped_in_a_new_block_are_the_files() -> None:
+    old = (
+        b"def load(path):\n    try:\n        import yaml\n    except ImportError:\n        ...\n"
+        b"    with open(path) as f:\n        return f.read()\n"
+    )
+    new = (
+        b"def load(path, use_yaml=True):\n    if use_yaml:\n        try:\n"
+        b"            import yaml\n        except ImportError:\n            ...\n"
+        b'    with open(path, encoding="utf-8") as f:\n        return f.read()\n'
+    )
+    assert elided_members("m.py", old, new) == []
+    # One `...` of the file accounts for one: a second in the same kind of slot is code gone.
+    twice = new.replace(
+        b"        return f.read()",
+        b"        try:\n            x = 1\n        except OSError:\n"
+        b"            ...\n        return f.read()",
+    )
+    assert elided_members("m.py", old, twice) == [""]
+
+
+def test_dots_for_a_pass_are_not_an_elision() -> None:
+    safecall = _click("_safecall")
+    given_ = safecall.replace(
+        b"        except Exception:\n            pass",
+        b"        except (Exception, KeyboardInterrupt):\n            ...",
+    )
+    assert given_ != safecall
+    assert elided_members(UTILS, safecall, given_) == []
+    # A `pass` the reply keeps is its own: a `...` for the `return None` beside it is not.
+    kept = safecall.replace(b"        return None\n", b"        ...\n")
+    assert elided_members(UTILS, safecall, kept) == [""]
