@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from tinymem.edits.normalise import parse_block
 from tinymem.symbols import Symbol, extract
 
-__all__ = ["elided_members", "placeholder_members", "stubbed_in_file"]
+__all__ = ["elided_members", "placeholder_members", "stubbed_in_file", "stubbed_note"]
 
 # A slot of a body: the innermost statement (or handler, case) holding it and its field:
 # ("If", "body"), ("ExceptHandler", "body").
@@ -127,6 +127,10 @@ def stubbed_in_file(path: str, before: bytes, after: bytes) -> list[str]:
             if full not in old or full not in new or _replaces_lines(old[full], new[full]):
                 found.append(full)
     return list(dict.fromkeys(found))
+
+
+def stubbed_note(names: list[str]) -> str:
+    return "it replaces the code of " + ", ".join(names) + " by a placeholder (`...`, `todo!()`)"
 
 
 _DOTS_LINE = re.compile(r"\s*\.\.\.\s*(?:#.*)?")
