@@ -346,3 +346,14 @@ def test_dots_an_edit_only_inserts_replace_nothing() -> None:
     assert stubbed_in_file(STRUCTURES, before, before.replace(b"    " + other, b"    ...\n")) == [
         "CaseInsensitiveDict.__eq__"
     ]
+
+
+def test_dots_in_place_of_a_whole_member_name_the_class() -> None:
+    before = (CODE / "requests" / STRUCTURES).read_bytes()
+    copy = (
+        b"    def copy(self) -> CaseInsensitiveDict[_VT]:\n"
+        b"        return CaseInsensitiveDict(self._store.values())\n"
+    )
+    assert copy in before
+    after = before.replace(copy, b"    ...\n")
+    assert stubbed_in_file(STRUCTURES, before, after) == ["CaseInsensitiveDict"]

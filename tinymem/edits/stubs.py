@@ -115,10 +115,16 @@ def stubbed_in_file(path: str, before: bytes, after: bytes) -> list[str]:
     every line it removes is named). Full names, innermost first found, each once."""
     old = {s.name: before[s.start : s.end] for s in extract(path, before).symbols}
     new = {s.name: after[s.start : s.end] for s in extract(path, after).symbols}
+    changed = [n for n, text in new.items() if n in old and old[n] != text]
     found: list[str] = []
-    for name, text in new.items():
-        was = old.get(name)
-        if was is None or was == text:
+    for name in changed:
+        was, text = old[name], new[name]
+        inner = [n for n in changed if n.startswith(name + ".")]
+        if inner and _without(was, [old[n] for n in inner]) == _without(
+            text, [new[n] for n in inner]
+        ):
+            # Only its members changed, and they are judged on their own: parsing the whole
+            # class again for each would cost a large file's parse per member.
             continue
         for member in placeholder_members(path, was, text):
             found.append(f"{name}.{member}" if member else name)
@@ -127,6 +133,12 @@ def stubbed_in_file(path: str, before: bytes, after: bytes) -> list[str]:
             if full not in old or full not in new or _replaces_lines(old[full], new[full]):
                 found.append(full)
     return list(dict.fromkeys(found))
+
+
+def _without(text: bytes, parts: list[bytes]) -> bytes:
+    for part in parts:
+        text = text.replace(part, b"", 1)
+    return text
 
 
 def stubbed_note(names: list[str]) -> str:
