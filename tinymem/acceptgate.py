@@ -9,6 +9,7 @@ from tinymem.edits.filekinds import write_problem
 from tinymem.edits.fragments import fragment_reason, shrunk_in_file
 from tinymem.edits.splice.syntax import compile_problem
 from tinymem.edits.statements import dropped_note, dropped_statements
+from tinymem.edits.stubs import stubbed_in_file, stubbed_note
 from tinymem.edits.textparity import collapsed_text, left_out, left_out_note
 from tinymem.proposalrecords import Proposal
 from tinymem.records import FILE_SYMBOL
@@ -78,6 +79,14 @@ def gate_a_reason(
                 f"{cuts[0].name} would lose most of its body ({cuts[0].nodes} syntax nodes where"
                 f" the file has {cuts[0].was}): the reply removes those lines; accept with"
                 " --allow-delete to remove them"
+            )
+        # A diff or SEARCH/REPLACE block that puts a placeholder where the file has code
+        # removes that code explicitly: the same rule (`stubs.py`).
+        stubbed = [] if allow_delete or p.format == "code" else stubbed_in_file(path, before, after)
+        if stubbed:
+            return (
+                stubbed_note(stubbed) + ": the reply removes that code; accept with"
+                " --allow-delete to remove it"
             )
     return None
 

@@ -37,7 +37,12 @@ from tinymem.edits.patches import Patched, apply_edit
 from tinymem.edits.reply import Block, ParsedReply, block_path
 from tinymem.edits.splice import Replacement, SpliceError, splice
 from tinymem.edits.splice.syntax import compile_problem
-from tinymem.edits.stubs import elided_members, placeholder_members
+from tinymem.edits.stubs import (
+    elided_members,
+    placeholder_members,
+    stubbed_in_file,
+    stubbed_note,
+)
 from tinymem.errors import UnsafePathError
 from tinymem.etv import EtvReport
 from tinymem.gitobjects import ObjectWriter, blob_id
@@ -703,17 +708,16 @@ def _edit_proposal(
     )
     if p.gates["A"] == "pass" and compiled is not None:
         p.gates["A"] = f"does not compile: {compiled}"
-    if p.gates["A"] == "pass":
-        # A REPLACE text or `+` lines that put `...` where the definition had code elide it
-        # as a whole block does.
-        given = {
-            e.symbol: texts[e.symbol]
-            for e in p.entities
-            if e.op == "modify" and e.symbol in texts and e.symbol in live
-        }
-        p.gates["A"] = _placeholder_problem(ctx.view, path, live, given) or "pass"
+    stubbed: list[str] = []
+    if p.gates["A"] == "pass" and before is not None and patched.data is not None and readable:
+        # `-` lines or a SEARCH text name what a placeholder in their place replaces: an
+        # explicit removal, as cutting most of a body is, not an elision (`stubs.py`).
+        cut = {c.name for c in cuts}  # said already
+        stubbed = [n for n in stubbed_in_file(path, before, after) if n not in cut]
+        if stubbed:
+            p.notes.append(stubbed_note(stubbed) + ": accepting needs --allow-delete")
     p.gates["ETV"] = etv_gate(p, ctx.stale, ctx.drifted)
-    deleting = any(e.op == "delete" for e in p.entities) or bool(cuts)
+    deleting = any(e.op == "delete" for e in p.entities) or bool(cuts) or bool(stubbed)
     p.gates["B"] = "user accept with --allow-delete" if deleting else gate_b(p, ctx.seen)
     return p
 
