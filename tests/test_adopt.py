@@ -158,3 +158,14 @@ def test_init_skips_files_reached_through_a_symlinked_directory(repo: Path, tmp_
     assert {"path": "sub/x.py", "reason": "reached through the symlink sub"} in episode["details"][
         "skipped"
     ]
+
+
+def test_the_episode_counts_every_file_it_deleted(repo: Path) -> None:
+    """The summary said the first three deleted files and dropped how many more there were."""
+    files = {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
+    init_repo(repo, files, commit=False)
+    for name in files:
+        (repo / name).unlink()
+    assert tm(repo, "adopt", *files).returncode == 0
+    episode = json.loads(git(repo, "show", "refs/tinymem/heads/main:episode/episode.json"))
+    assert episode["summary"] == "deleted m0.py, m1.py, m2.py and 2 more"

@@ -232,7 +232,7 @@ def _record(
         if result.adopted:
             parts.append(f"adopted {shortened(result.adopted)}")
         if result.deleted:
-            parts.append(f"deleted {', '.join(result.deleted[:3])}")
+            parts.append(f"deleted {shortened(result.deleted)}")
         if attachments and not parts:
             # A paste of the State Map's own text over a hand edit: nothing new to adopt,
             # but the hand edit it replaced must be kept (reachable) all the same.
