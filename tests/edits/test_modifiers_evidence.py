@@ -241,6 +241,67 @@ def test_a_template_header_comes_back_when_the_block_names_its_parameter() -> No
     _clean(OPTION, result.data)
 
 
+# ---------------------------------------------------------------- 2. overloads
+
+UTIL = b"""package a;
+
+public class Util {
+    private int offset = 1;
+
+    public static int f(int x) {
+        return x + 1;
+    }
+
+    public int f(String s) {
+        return s.length() + offset;
+    }
+
+    public int g() {
+        return 2;
+    }
+}
+"""
+STATIC_F = b"""    public static int f(int x) {
+        return x + 1;
+    }
+"""
+STRING_F = b"""    public int f(String s) {
+        return s.length() + offset;
+    }
+"""
+DOUBLE_F = b"""    public int f(double d) {
+        return (int) d + offset;
+    }
+"""
+
+
+def _whole(data: bytes) -> bytes:
+    return data[data.index(b"public class") :].rstrip(b"\n")
+
+
+def _util(block: bytes) -> bytes:
+    result = splice("src/a/Util.java", UTIL, [Replacement("Util", _whole(block))])
+    _clean("src/a/Util.java", result.data)
+    return result.data
+
+
+def test_static_stays_on_its_overload_when_a_new_one_comes_first() -> None:
+    block = UTIL.replace(STATIC_F, DOUBLE_F + b"\n" + STATIC_F)
+    assert _util(block) == block
+
+
+def test_static_stays_on_its_overload_when_the_two_are_swapped() -> None:
+    block = UTIL.replace(STATIC_F + b"\n" + STRING_F, STRING_F + b"\n" + STATIC_F)
+    assert _util(block) == block
+
+
+def test_an_overload_that_left_static_out_gets_it_back_by_its_parameters() -> None:
+    """The fix3b case still holds with overloads: paired by `(int x)`, not by position."""
+    sans = STATIC_F.replace(b"static ", b"")
+    block = UTIL.replace(STATIC_F + b"\n" + STRING_F, DOUBLE_F + b"\n" + STRING_F + b"\n" + sans)
+    assert _util(block) == block.replace(sans, STATIC_F)
+
+
 # ---------------------------------------------------------------- 3. abstract
 
 
