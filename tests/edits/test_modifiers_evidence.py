@@ -117,19 +117,24 @@ class Client:
 
 
 def test_ts_async_on_a_real_file_follows_the_body() -> None:
-    """openai-node's `async totalUsage()`: given without `async` and without its `await`, it
-    stays synchronous; given without `async` but still awaiting, `async` comes back."""
+    """openai-node's `async totalUsage(): Promise<CompletionUsage>`: given without `async`,
+    without its `await` and returning `CompletionUsage`, it stays synchronous; given without
+    `async` but still awaiting, or still declaring the `Promise` its plain return value meets
+    only through `async` (the reply corpus's ts-openai-06), `async` comes back."""
     data = (CODE / "openai-node" / RUNNER).read_bytes()
     name = "AbstractChatCompletionRunner.totalUsage"
     start, end = _symbol(RUNNER, data, name)
     old = data[start:end]
-    assert old.startswith(b"async totalUsage()") and old.count(b"await this.done();") == 1
-    sync = old.replace(b"async ", b"", 1).replace(b"await this.done();", b"this.done();")
+    assert old.startswith(b"async totalUsage(): Promise<CompletionUsage> {")
+    assert old.count(b"await this.done();") == 1
+    promised = old.replace(b"async ", b"", 1).replace(b"await this.done();", b"this.done();")
+    sync = promised.replace(b"Promise<CompletionUsage>", b"CompletionUsage", 1)
     result = splice(RUNNER, data, [Replacement(name, sync)])
     assert result.data == data[:start] + sync + data[end:] and result.kept == {}
-    awaits = old.replace(b"async ", b"", 1)
-    result = splice(RUNNER, data, [Replacement(name, awaits)])
-    assert result.data == data and result.kept == {name: ("`async`",)}
+    for block in (old.replace(b"async ", b"", 1), promised):
+        result = splice(RUNNER, data, [Replacement(name, block)])
+        assert result.data == data[:start] + b"async " + block + data[end:]
+        assert result.kept == {name: ("`async`",)}
 
 
 @pytest.mark.parametrize(

@@ -20,10 +20,12 @@ members, and a pair shares its name; the block's form stands.
 Two modifiers are put back only on evidence that the block still needs them, because leaving
 them out is also how a block removes them: `async` only when the block's own body still
 awaits (`await`, `async for`/`async with`, `for await`, `.await`; an await inside a nested
-function or lambda is that function's), else `async def fetch` rewritten to `return
-requests.get(url)` came back async and its callers got a coroutine; a C++ `template <...>`
-header only when the block still names one of its parameters, else `T twice(T v)` rewritten
-as `double twice(double v)` kept a header g++ refuses.
+function or lambda is that function's) or, in TypeScript, its line still declares a
+`Promise<...>` return type (which a body returning a plain value meets only with `async`),
+else `async def fetch` rewritten to `return requests.get(url)` came back async and its
+callers got a coroutine; a C++ `template <...>` header only when the block still names one
+of its parameters, else `T twice(T v)` rewritten as `double twice(double v)` kept a header
+g++ refuses.
 """
 
 from __future__ import annotations
@@ -289,6 +291,19 @@ def _awaits_in(node: Node, low: int, limit: int, outer_seen: bool) -> bool:
     return False
 
 
+_PROMISE = re.compile(rb"(?<![\w$.])Promise\s*<")
+
+
+def _promised(language: str, text: bytes) -> bool:
+    """Whether a TypeScript definition still declares a `Promise<...>` return type: without
+    `async`, `totalUsage(): Promise<Usage> { return this.#usage(); }` no longer type-checks,
+    and with it a body returning a promise is as before (async flattens it)."""
+    if language not in ("typescript", "tsx"):
+        return False
+    rest = _after_parameters(text)
+    return rest is not None and _PROMISE.search(rest.split(b"{", 1)[0]) is not None
+
+
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NOT_NAMES = frozenset({b"typename", b"class", b"const", b"auto"})
 
@@ -343,7 +358,7 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
         if token.bodiless and not _has_body(language, old) and _has_body(language, new):
             continue  # the block made it concrete
         text = old[token.start : token.end]
-        if token.slot == "async" and not _awaits(language, new):
+        if token.slot == "async" and not (_awaits(language, new) or _promised(language, new)):
             continue  # the block made it synchronous
         if token.slot == "template" and not _uses_template(text, new):
             continue  # the block made it a plain function
