@@ -278,17 +278,24 @@ def test_a_member_named_like_a_modifier_is_not_one() -> None:
 
 
 MODIFIERS = {
-    # language: (the file's modifiers in the language's order, the rest of the definition)
+    # language: (the file's modifiers in the language's order, the rest of the definition).
+    # The async ones await: `async` comes back only to a body that still awaits (fb3).
     "java": (
         ["public ", "static ", "final ", "synchronized "],
         "int f(int v) {\n    return v;\n}\n",
     ),
-    "csharp": (["internal ", "static ", "async "], "Task<int> F(int v)\n{\n    return v;\n}\n"),
-    "typescript": (["public ", "static ", "async "], "f(v: number): Promise<number> {\n}\n"),
-    "javascript": (["export ", "async "], "function f(v) {\n  return v;\n}\n"),
+    "csharp": (
+        ["internal ", "static ", "async "],
+        "Task<int> F(int v)\n{\n    return await G(v);\n}\n",
+    ),
+    "typescript": (
+        ["public ", "static ", "async "],
+        "f(v: number): Promise<number> {\n  return await g(v);\n}\n",
+    ),
+    "javascript": (["export ", "async "], "function f(v) {\n  return await v;\n}\n"),
     "rust": (["pub(crate) ", "const ", "unsafe ", 'extern "C" '], "fn f(v: u32) -> u32 {\n}\n"),
     "cpp": (["template <typename T>\n", "static ", "inline ", "constexpr "], "T f(T v) {\n}\n"),
-    "python": (["async "], "def f(v):\n    return v\n"),
+    "python": (["async "], "def f(v):\n    return await v\n"),
 }
 
 

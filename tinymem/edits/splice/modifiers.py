@@ -16,6 +16,16 @@ definition has no body (Java `abstract`/`native`, C# `abstract`/`extern`, TS `ab
 `declare`) are not put back on a block that gives one: it made the method concrete.
 Accessors (TS/JS `get`/`set`) are not modifiers here: `get x()` and `x()` are different
 members, and a pair shares its name; the block's form stands.
+
+Two modifiers are put back only on evidence that the block still needs them, because leaving
+them out is also how a block removes them: `async` only when the block's own body still
+awaits (`await`, `async for`/`async with`, `for await`, `.await`; an await inside a nested
+function or lambda is that function's) or, in TypeScript, its line still declares a
+`Promise<...>` return type (which a body returning a plain value meets only with `async`),
+else `async def fetch` rewritten to `return requests.get(url)` came back async and its
+callers got a coroutine; a C++ `template <...>` header only when the block still names one
+of its parameters, else `T twice(T v)` rewritten as `double twice(double v)` kept a header
+g++ refuses.
 """
 
 from __future__ import annotations
@@ -23,7 +33,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["keep_modifiers"]
+from tree_sitter import Node
+
+from tinymem.symbols.treesitter import parse_root
+
+__all__ = ["keep_modifiers", "parameter_list"]
 
 _VIS = "visibility"
 
@@ -152,8 +166,171 @@ def _angle_end(line: bytes, pos: int) -> int | None:
     return None
 
 
-def _has_body(text: bytes) -> bool:
-    return b"{" in text or b"=>" in text
+def _has_body(language: str, text: bytes) -> bool:
+    """Whether the definition `text` gives a body: read after its parameter list, as `{` or
+    `=>` in the types before it (`cb: (v: number) => void`, `opts: { verbose: boolean }`)
+    say nothing about one. A declaration without one ends in `;` (or, in TypeScript, in its
+    return type); a C# `=> expression;` is a body, a TypeScript `: () => void` a type."""
+    rest = _after_parameters(text)
+    if rest is None:
+        return False
+    depth = 0
+    for k in range(len(rest)):
+        c = rest[k : k + 1]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif depth == 0 and c == b";":
+            return False
+        elif depth == 0 and rest.startswith(b"=>", k) and language == "csharp":
+            return True
+    return rest.rstrip().endswith(b"}")
+
+
+def _after_parameters(text: bytes) -> bytes | None:
+    """What follows the closing paren of the first parameter list at depth 0 in `text`."""
+    span = _parameter_span(text)
+    return None if span is None else text[span[1] :]
+
+
+def parameter_list(text: bytes) -> bytes | None:
+    """The parameter list of the definition `text` (from its first modifier on), whitespace
+    normalised: `(int x)` of `public static int f(int  x) {`. None when it has none."""
+    span = _parameter_span(text)
+    return None if span is None else b" ".join(text[span[0] : span[1]].split())
+
+
+def _parameter_span(text: bytes) -> tuple[int, int] | None:
+    """The first parenthesised group at bracket depth 0 in `text`, parens included."""
+    depth = 0
+    opened: int | None = None
+    for k in range(len(text)):
+        c = text[k : k + 1]
+        if c in b"([{":
+            if c == b"(" and depth == 0 and opened is None:
+                opened = k
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth == 0 and opened is not None:
+                return opened, k + 1
+    return None
+
+
+# Definitions whose body is their own: an await inside one is not the enclosing function's.
+_FUNCTIONS = frozenset(
+    {
+        "function_definition",
+        "lambda",
+        "class_definition",  # python
+        "arrow_function",
+        "function_expression",
+        "function",
+        "function_declaration",
+        "generator_function",
+        "generator_function_declaration",
+        "method_definition",
+        "class_declaration",
+        "class",  # javascript, typescript
+        "lambda_expression",
+        "anonymous_method_expression",
+        "local_function_statement",
+        "method_declaration",  # c#
+        "closure_expression",
+        "async_block",
+        "function_item",  # rust
+    }
+)
+_ASYNC_STATEMENTS = frozenset({"for_statement", "with_statement", "for_in_clause"})
+
+
+# A method's text alone is not a program in these languages (`f(): T {` reads as a call):
+# it is parsed inside a class (an impl) when it does not parse alone.
+_WRAPS = {
+    "javascript": b"class _ {\n",
+    "typescript": b"class _ {\n",
+    "tsx": b"class _ {\n",
+    "csharp": b"class _ {\n",
+    "rust": b"impl _ {\n",
+}
+_AWAIT_WORD = re.compile(rb"(?<![\w$.])await(?![\w$])|\.await\b|\basync\s+(?:for|with)\b")
+
+
+def _awaits(language: str, text: bytes) -> bool:
+    """Whether the definition `text` awaits in its own body (not in a nested function)."""
+    params = text.find(b"(")
+    limit = params if params >= 0 else len(text)
+    wrap = _WRAPS.get(language)
+    for head in (b"", wrap) if wrap is not None else (b"",):
+        try:
+            root = parse_root(language, head + text + (b"\n}\n" if head else b""))
+        except ValueError:
+            break
+        if not root.has_error:
+            return _awaits_in(root, len(head), len(head) + limit, outer_seen=False)
+    # Neither reading parses: any await word keeps the file's `async`, as before.
+    return _AWAIT_WORD.search(text) is not None
+
+
+def _awaits_in(node: Node, low: int, limit: int, outer_seen: bool) -> bool:
+    for child in node.children:
+        seen = outer_seen
+        if child.type in _FUNCTIONS and child.is_named and child.start_byte >= low:
+            # The definition itself starts before its parameters; any other is nested (the
+            # class wrapped around a method's text starts before `low`, and is looked into).
+            if outer_seen or child.start_byte >= limit:
+                continue
+            seen = True
+        if not child.is_named and (
+            child.type == "await" or (child.type == "async" and node.type in _ASYNC_STATEMENTS)
+        ):
+            return True
+        if _awaits_in(child, low, limit, seen):
+            return True
+    return False
+
+
+_PROMISE = re.compile(rb"(?<![\w$.])Promise\s*<")
+
+
+def _promised(language: str, text: bytes) -> bool:
+    """Whether a TypeScript definition still declares a `Promise<...>` return type: without
+    `async`, `totalUsage(): Promise<Usage> { return this.#usage(); }` no longer type-checks,
+    and with it a body returning a promise is as before (async flattens it)."""
+    if language not in ("typescript", "tsx"):
+        return False
+    rest = _after_parameters(text)
+    return rest is not None and _PROMISE.search(rest.split(b"{", 1)[0]) is not None
+
+
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NOT_NAMES = frozenset({b"typename", b"class", b"const", b"auto"})
+
+
+def _template_names(header: bytes) -> list[bytes]:
+    """The parameter names of a `template <...>` header (`T`, `N` of `<typename T, int N>`)."""
+    inner = header[header.find(b"<") + 1 : header.rfind(b">")]
+    names, depth, start = [], 0, 0
+    for k in range(len(inner) + 1):
+        c = inner[k : k + 1]
+        if c in (b"<", b"(", b"[", b"{"):
+            depth += 1
+        elif c in (b">", b")", b"]", b"}"):
+            depth -= 1
+        elif depth == 0 and c in (b",", b""):
+            words = _NAME.findall(inner[start:k].split(b"=", 1)[0])
+            if words and words[-1] not in _NOT_NAMES:
+                names.append(words[-1])
+            start = k + 1
+    return names
+
+
+def _uses_template(header: bytes, new: bytes) -> bool:
+    names = _template_names(header)
+    return not names or any(
+        re.search(rb"(?<![\w$])" + re.escape(n) + rb"(?![\w$])", new) for n in names
+    )
 
 
 def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[str]]:
@@ -178,9 +355,13 @@ def keep_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, list[s
         if token.slot in stated:
             at = max((t.end for t in now if t.slot == token.slot), default=at)
             continue
-        if token.bodiless and not _has_body(old) and _has_body(new):
+        if token.bodiless and not _has_body(language, old) and _has_body(language, new):
             continue  # the block made it concrete
         text = old[token.start : token.end]
+        if token.slot == "async" and not (_awaits(language, new) or _promised(language, new)):
+            continue  # the block made it synchronous
+        if token.slot == "template" and not _uses_template(text, new):
+            continue  # the block made it a plain function
         inserts.append((at, text))
         kept.append(b" ".join(text.split()).decode("utf-8", "replace"))
     if not inserts:

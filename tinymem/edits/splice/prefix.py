@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinymem.edits.splice.modifiers import keep_modifiers
+from tinymem.edits.splice.modifiers import keep_modifiers, parameter_list
 
-__all__ = ["Prefix", "keep_line_modifiers", "keep_prefix", "prefix_of"]
+__all__ = ["Prefix", "keep_line_modifiers", "keep_prefix", "parameters_of", "prefix_of"]
 
 _LINE_COMMENTS: dict[str, tuple[bytes, ...]] = {
     "python": (b"#",),
@@ -143,6 +143,14 @@ def keep_line_modifiers(language: str, old: bytes, new: bytes) -> tuple[bytes, l
     at = now.core + _inline_end(language, new[now.core :])
     line, words = keep_modifiers(language, old_line[_inline_end(language, old_line) :], new[at:])
     return (new[:at] + line, [f"`{w}`" for w in words]) if words else (new, [])
+
+
+def parameters_of(language: str, text: bytes) -> bytes | None:
+    """The parameter list of the definition in `text` (a symbol's span), past its comments
+    and attributes (whose own parentheses are not it), whitespace normalised."""
+    found = prefix_of(language, text)
+    line = text[found.core :]
+    return parameter_list(line[_inline_end(language, line) :])
 
 
 def _inline_end(language: str, line: bytes) -> int:

@@ -8,7 +8,7 @@ from tinymem.edits.splice.forms import Classifier, Form
 from tinymem.edits.splice.lines import WS, container_of, contains, plain_name, start_of_line
 from tinymem.edits.splice.model import Replacement, SpliceError, SpliceResult
 from tinymem.edits.splice.plan import Edit, Plan
-from tinymem.edits.splice.prefix import keep_line_modifiers, keep_prefix
+from tinymem.edits.splice.prefix import keep_line_modifiers, keep_prefix, parameters_of
 from tinymem.edits.splice.rust import RustPlacer
 from tinymem.edits.splice.syntax import file_symbols, grammar, syntax_problem
 from tinymem.edits.splice.texts import Text, prepare
@@ -224,14 +224,12 @@ class Splicer(RustPlacer, Classifier, Verifier):
         head, tail = self.data[: sym.start], self.data[sym.end :]
         data = head + after + tail
         try:
-            now = {s.name: s for s in file_symbols(self.path, data).symbols}
+            found = file_symbols(self.path, data).symbols
         except SpliceError:
             return after
+        now = [s for s in found if len(head) <= s.start and s.end <= len(data) - len(tail)]
         edits: list[tuple[int, int, bytes]] = []
-        for old in members:
-            new = now.get(old.name)
-            if new is None or not (len(head) <= new.start and new.end <= len(data) - len(tail)):
-                continue
+        for old, new in self.pair_members(members, now, data):
             text = data[new.start : new.end]
             out, kept = keep_line_modifiers(self.language, self.data[old.start : old.end], text)
             if kept:
@@ -243,6 +241,40 @@ class Splicer(RustPlacer, Classifier, Verifier):
         for start, end, text in sorted(edits, reverse=True):
             data = data[:start] + text + data[end:]
         return data[len(head) : len(data) - len(tail)]
+
+    def pair_members(
+        self, members: list[Symbol], now: list[Symbol], data: bytes
+    ) -> list[tuple[Symbol, Symbol]]:
+        """Each old member with its new text: by name where the plain name is one member's
+        in both texts; overloads (`f`, `f#2`, numbered by position, so an overload added
+        first or the two swapped shift the numbers) by their identical parameter list, or
+        not at all: `static` put on another overload is worse than left out."""
+
+        def groups(symbols: list[Symbol]) -> dict[str, list[Symbol]]:
+            out: dict[str, list[Symbol]] = {}
+            for s in symbols:
+                out.setdefault(plain_name(s.name), []).append(s)
+            return out
+
+        def by_parameters(symbols: list[Symbol], source: bytes) -> dict[bytes | None, Symbol]:
+            keyed: dict[bytes | None, list[Symbol]] = {}
+            for s in symbols:
+                key = parameters_of(self.language, source[s.start : s.end])
+                keyed.setdefault(key, []).append(s)
+            return {k: v[0] for k, v in keyed.items() if k is not None and len(v) == 1}
+
+        was, will = groups(members), groups(now)
+        pairs: list[tuple[Symbol, Symbol]] = []
+        for name, olds in was.items():
+            news = will.get(name, [])
+            if len(olds) == 1 and len(news) == 1:
+                pairs.append((olds[0], news[0]))
+                continue
+            new_keys = by_parameters(news, data)
+            for key, old in by_parameters(olds, self.data).items():
+                if key in new_keys:
+                    pairs.append((old, new_keys[key]))
+        return pairs
 
     def nest(
         self, plan: Plan, holder: str, members: list[Replacement], forms: dict[str, Form]
