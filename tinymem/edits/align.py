@@ -274,7 +274,7 @@ def _new_accessor(
         return None, None
     wanted = role(language, text)
     roles = [file_role(file, c, wanted) for c in candidates]
-    held = crossed(language, wanted, candidates, roles, evidence.qualified)
+    held = crossed(language, wanted, candidates, roles)
     if held is not None:
         return None, held
     if not new_accessor(wanted, roles):
