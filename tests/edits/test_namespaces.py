@@ -249,10 +249,14 @@ def test_a_new_extern_c_function_stays_at_the_top_level(block: bytes) -> None:
     ],
     ids=["main", "extern-c-function", "extern-c-block"],
 )
-def test_the_files_own_top_level_entry_points_say_nothing_of_the_namespace(top: bytes) -> None:
-    # A file with `namespace geo` and its `main` (or C interface) outside it: a new free
-    # function still goes into geo (it was held, the file's definitions read as in two places).
-    original = CPP + b"\n" + top
+@pytest.mark.parametrize("first", [False, True], ids=["after", "before"])
+def test_the_files_own_top_level_entry_points_say_nothing_of_the_namespace(
+    top: bytes, first: bool
+) -> None:
+    # A file with `namespace geo` and its `main` (or C interface) outside it, after or before
+    # it: a new free function still goes into geo (it was held, the file's definitions read
+    # as in two places); the namespace after a closed `extern "C" {}` is no part of it.
+    original = top + b"\n" + CPP if first else CPP + b"\n" + top
     names, after = _applied("src/shape.cpp", original, TOTAL)
     assert names == ["geo.total"]
     assert _inside("src/shape.cpp", after, b"geo", TOTAL)

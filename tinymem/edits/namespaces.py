@@ -47,8 +47,12 @@ def extern_c(text: bytes, start: int) -> bool:
     opened = list(_EXTERN_C_BLOCK.finditer(before))
     if not opened:
         return False
-    rest = before[opened[-1].end() :]
-    return rest.count(b"}") <= rest.count(b"{")
+    depth = 1  # the block's own `{`; once closed, a later `{` opens something else
+    for brace in re.findall(rb"[{}]", before[opened[-1].end() :]):
+        depth += 1 if brace == b"{" else -1
+        if depth == 0:
+            return False
+    return True
 
 
 def _top_level(name: str, text: bytes, start: int) -> bool:
