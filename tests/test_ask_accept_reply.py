@@ -106,3 +106,87 @@ def test_tm_serve_accept_holds_back_the_same_way(
     assert outcome.accepted == [] and len(outcome.held) == 1
     assert (repo / "a.py").read_text() == SRC
     assert "held back" in trailer(outcome)
+
+
+# rev4 item 4: one block adds a helper, another changes f to call it. The add-only proposal is
+# never `hydrated` (nothing it changes was shown), so it held back f, and nothing was written;
+# before that, f alone was written calling an undefined `_clamp`.
+HELPER = "a.py\n```python\ndef _clamp(x):\n    return max(0, x)\n```\n"
+USES_IT = "a.py\n```python\ndef f():\n    return _clamp(-1) + 1\n```\n"
+HELPER_AND_USE = "I'll add a helper and use it.\n\n" + HELPER + "\n" + USES_IT
+
+
+def test_a_helper_added_beside_a_change_that_calls_it_is_written_with_it(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"a.py": SRC})
+    doc = json.loads(_ask(repo, server, HELPER_AND_USE, "--json", prompt="clamp in f"))
+    ids = [p["id"] for p in doc["proposals"]]
+    assert len(ids) == 2 and doc["held"] == {}
+    assert sorted(doc["accepted"]) == sorted(ids)
+    written = (repo / "a.py").read_text()
+    assert "return _clamp(-1) + 1\n" in written and "def _clamp(x):\n" in written
+    scope: dict[str, object] = {}
+    exec(compile(written, "a.py", "exec"), scope)  # the file runs: f finds its helper
+    assert scope["f"]() == 1  # type: ignore[operator]
+    assert _ids(repo) == []
+
+
+def test_a_helper_added_alone_stays_for_the_user(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"a.py": SRC})
+    doc = json.loads(_ask(repo, server, HELPER, "--json", prompt="add a clamp helper"))
+    assert doc["accepted"] == [] and doc["held"] == {}
+    assert (repo / "a.py").read_text() == SRC
+    assert len(_ids(repo)) == 1
+
+
+def test_a_helper_added_twice_differently_holds_the_change_that_calls_it(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    initialised({"a.py": SRC})
+    other = HELPER.replace("max(0, x)", "min(max(0, x), 9)")
+    doc = json.loads(
+        _ask(
+            repo,
+            server,
+            HELPER + "\nOr:\n\n" + other + "\n" + USES_IT,
+            "--json",
+            prompt="clamp in f",
+        )
+    )
+    assert doc["accepted"] == [] and len(doc["held"]) == 3
+    adds = [p["id"] for p in doc["proposals"] if p["id"] in doc["held"]][:2]
+    assert any("a.py::_clamp 2 ways" in doc["held"][i] for i in adds)
+    assert (repo / "a.py").read_text() == SRC
+
+
+def test_a_helper_goes_only_with_a_change_that_is_written(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    # The change of f is taken back by the reply (an INFERRED correction): f is held, and the
+    # helper it came with with it.
+    initialised({"a.py": SRC})
+    doc = json.loads(_ask(repo, server, HELPER + "\n" + TAKEN_BACK, "--json"))
+    assert doc["accepted"] == []
+    helper = next(p["id"] for p in doc["proposals"] if "_clamp" in json.dumps(p["entities"]))
+    assert "held back too" in doc["held"][helper]
+    assert (repo / "a.py").read_text() == SRC
+
+
+def test_tm_serve_accept_writes_a_helper_with_its_caller(
+    repo: Path, initialised: Initialise, server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymem.serve.chat import ServeSettings, chat
+
+    initialised({"a.py": SRC})
+    for k, v in MODEL_ENV.items():
+        monkeypatch.setenv(k, v)
+    server.add(HELPER_AND_USE)
+    settings = ServeSettings(
+        str(repo), {"model": "openai/test", "apiBase": server.openai_base}, accept=True
+    )
+    outcome = chat(settings, {"messages": [{"role": "user", "content": "clamp in f"}]})
+    assert len(outcome.accepted) == 2 and outcome.held == {}
+    assert "def _clamp(x):" in (repo / "a.py").read_text()

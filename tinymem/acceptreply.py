@@ -6,6 +6,14 @@ sibling for the same file ("Wait, that is wrong. Corrected version: …"), so no
 that file is written; two proposals that change one entity differently leave the choice to
 the user. This is `tm accept --all`'s rule (a file's proposals together or not at all) taken
 to the proposals `--accept` never hands to the accept. The user can still `tm accept ID`.
+
+A proposal that only adds definitions is never eligible on its own (there is no target the
+model was shown), yet it is the usual other half of a change: one block adds a helper
+`_clamp`, another changes `f` to call it. Written alone, `f` would call an undefined name;
+held, the change is lost. One that passes every gate (CONFIRMED, its file named, nothing
+blocked) goes with an eligible proposal of its file: it overwrites nothing, and the gates
+already checked where it goes. Alone in its file it stays for the user, as before; its adds
+count in the rival rule (two different adds of one name are two ways).
 """
 
 from __future__ import annotations
@@ -33,28 +41,67 @@ def eligible(p: Proposal) -> bool:
     return p.hydrated and not p.blocked
 
 
+def adds_only(p: Proposal) -> bool:
+    """Whether `p` only adds definitions to a file it names and passes every gate: `--accept`
+    writes it with an eligible proposal of its file, never alone (module docstring)."""
+    return (
+        p.note is None
+        and p.kind == "symbols"
+        and p.path is not None
+        and bool(p.entities)
+        and all(e.op == "add" for e in p.entities)
+        and p.confidence == "CONFIRMED"
+        and p.placement == "named"
+        and not p.blocked
+    )
+
+
+def writing(proposals: list[Proposal]) -> list[Proposal]:
+    """The proposals of one reply `--accept` means to write, before any is held back: the
+    eligible ones, and the add-only ones of a file that has an eligible one."""
+    chosen = [p for p in proposals if p.note is None and eligible(p)]
+    paths = {p.path for p in chosen}
+    return chosen + [p for p in proposals if not eligible(p) and adds_only(p) and p.path in paths]
+
+
 def held_back(proposals: list[Proposal]) -> dict[str, str]:
-    """The eligible proposals of one reply that `--accept` must leave to the user, and why."""
-    writing = [p for p in proposals if p.note is None and eligible(p)]
-    held = _rival_changes(writing)
-    # Holding one proposal of a file back holds back the others of that file in turn.
+    """The proposals of one reply `--accept` means to write (`writing`) that it must leave to
+    the user, and why."""
+    meant = writing(proposals)
+    ids = {p.id for p in meant}
+    held = _rival_changes(meant)
+    # Holding one proposal of a file back holds back the others of that file in turn; an
+    # add-only one goes only with an eligible one of its file that is written.
     changed = True
     while changed:
         changed = False
-        for p in writing:
-            q = None if p.id in held else _left_sibling(p, proposals, held)
+        for p in meant:
+            q = None if p.id in held else _left_sibling(p, proposals, held, ids)
+            if q is None and p.id not in held and not eligible(p):
+                q = _all_held(p, meant, held)
             if q is not None:
                 held[p.id] = _held_line(p, q, held)
                 changed = True
     return held
 
 
-def _left_sibling(p: Proposal, proposals: list[Proposal], held: dict[str, str]) -> Proposal | None:
+def _all_held(p: Proposal, meant: list[Proposal], held: dict[str, str]) -> Proposal | None:
+    """For an add-only `p`: an eligible proposal of its file, when every one of them is held
+    (None when one of them is written)."""
+    siblings = [q for q in meant if q.path == p.path and eligible(q)]
+    if any(q.id not in held for q in siblings):
+        return None
+    return siblings[0] if siblings else None
+
+
+def _left_sibling(
+    p: Proposal, proposals: list[Proposal], held: dict[str, str], meant: set[str]
+) -> Proposal | None:
     """A proposal of the reply `--accept` does not write that may be about `p`'s file: one
     for the same file, or one with no provable file that defines a symbol `p` changes."""
     names = {e.symbol for e in p.entities}
     for q in proposals:
-        if q.id == p.id or q.note is not None or (eligible(q) and q.id not in held):
+        if q.id == p.id or q.note is not None or (q.id in meant and q.id not in held):
             continue
         if q.path is not None and q.path == p.path:
             return q
@@ -104,5 +151,6 @@ def _rival_changes(writing: list[Proposal]) -> dict[str, str]:
 def accept_reply(repo: Repo, proposals: list[Proposal]) -> ReplyAccept:
     """Promote what `--accept` may of one reply's live proposals; the rest stay pending."""
     held = held_back(proposals)
-    chosen = [p.id for p in proposals if eligible(p) and p.id not in held]
+    meant = {p.id for p in writing(proposals)}
+    chosen = [p.id for p in proposals if p.id in meant and p.id not in held]
     return ReplyAccept(accept(repo, chosen) if chosen else None, held)

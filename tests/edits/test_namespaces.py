@@ -165,7 +165,8 @@ def test_a_file_without_a_namespace_is_as_before() -> None:
             "the file's definitions sit in namespace a, namespace b",
         ),
         (
-            b"namespace a {\nint f() { return 1; }\n}\n\nint main() { return 0; }\n",
+            # (not `main`: an entry point sits at the top level whatever the namespace)
+            b"namespace a {\nint f() { return 1; }\n}\n\nint run() { return 0; }\n",
             b"int h() { return 3; }\n",
             "the file's definitions sit in the top level, namespace a",
         ),
@@ -184,6 +185,81 @@ def test_no_proof_of_the_namespace_holds_the_block(
     found = align("m.cpp", block, original, Evidence())
     assert found.blocked is not None and said in found.blocked
     assert "cannot tell which namespace of m.cpp" in found.blocked
+
+
+MAIN = b"int main() {\n    geo::Square s(2.0);\n    return s.area() > 0 ? 0 : 1;\n}\n"
+
+
+def _links(tmp_path: Path, files: dict[str, bytes]) -> None:
+    """g++ compiles and links `files` into a program (nothing checked without g++)."""
+    compiler = shutil.which("g++")
+    if compiler is None:
+        return
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    sources = [rel for rel in files if rel.endswith(".cpp")]
+    done = subprocess.run(
+        [compiler, "-std=c++17", "-o", "program", *sources],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("entry", ["main", "wmain", "WinMain", "wWinMain", "DllMain"])
+def test_a_new_entry_point_stays_at_the_top_level(entry: str) -> None:
+    # rev4 item 3: `int main()` went into `namespace geo`, became geo::main, and the link
+    # failed with "undefined reference to main".
+    block = MAIN.replace(b"main", entry.encode())
+    names, after = _applied("src/shape.cpp", CPP, block)
+    assert names == [entry]
+    assert after == CPP + b"\n" + block
+    assert not _inside("src/shape.cpp", after, b"geo", block)
+
+
+def test_a_program_given_a_new_main_links(tmp_path: Path) -> None:
+    _names, after = _applied("src/shape.cpp", CPP, MAIN)
+    _links(tmp_path, {"src/shape.hpp": HPP, "src/shape.cpp": after})
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        b'extern "C" double square_area(double s) {\n    return geo::Square(s).area();\n}\n',
+        b'extern "C" {\ndouble square_area(double s) {\n    return geo::Square(s).area();\n}\n}\n',
+    ],
+    ids=["extern-c-function", "extern-c-block"],
+)
+def test_a_new_extern_c_function_stays_at_the_top_level(block: bytes) -> None:
+    names, after = _applied("src/shape.cpp", CPP, block)
+    assert names == ["square_area"]
+    assert after.startswith(CPP + b"\n")
+    assert b"double square_area(double s) {" in after[len(CPP) :]
+
+
+@pytest.mark.parametrize(
+    "top",
+    [
+        b"int main() {\n    return 0;\n}\n",
+        b'extern "C" int version() {\n    return 1;\n}\n',
+        b'extern "C" {\nint version() {\n    return 1;\n}\nint patch() {\n    return 0;\n}\n}\n',
+    ],
+    ids=["main", "extern-c-function", "extern-c-block"],
+)
+@pytest.mark.parametrize("first", [False, True], ids=["after", "before"])
+def test_the_files_own_top_level_entry_points_say_nothing_of_the_namespace(
+    top: bytes, first: bool
+) -> None:
+    # A file with `namespace geo` and its `main` (or C interface) outside it, after or before
+    # it: a new free function still goes into geo (it was held, the file's definitions read
+    # as in two places); the namespace after a closed `extern "C" {}` is no part of it.
+    original = top + b"\n" + CPP if first else CPP + b"\n" + top
+    names, after = _applied("src/shape.cpp", original, TOTAL)
+    assert names == ["geo.total"]
+    assert _inside("src/shape.cpp", after, b"geo", TOTAL)
 
 
 def test_an_out_of_class_definition_given_for_the_header_stays_inside_its_namespace() -> None:

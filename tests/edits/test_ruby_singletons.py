@@ -1,14 +1,18 @@
 """Ruby class methods in either spelling (`def self.load`, `def load` inside `class << self`),
 through `tm ask` on the loopback model server and `tm accept`, checked on disk (audit round 3,
 item 5): a block in the other spelling than the file's changes the file's class method in the
-file's spelling; an instance method given for a class method is held, never added."""
+file's spelling; an instance method given for a class method is held, never added; a class
+method given beside an instance method of its name is added (`def self.` says what it is)."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 from tests.conftest import Initialise, tm, tm_ask
+from tests.edits.realcorpus import CODE
 from tests.modelserver import ModelServer
 from tinymem.edits.align import align
 from tinymem.edits.alignment import Evidence
@@ -109,15 +113,44 @@ def test_a_member_given_in_its_class_without_self_is_held() -> None:
     assert result.blocked is not None and "ask again with `def self.load`" in result.blocked
 
 
-def test_a_class_method_beside_an_instance_method_is_added_only_when_the_request_names_it() -> None:
+def test_a_class_method_beside_an_instance_method_is_added() -> None:
+    # `def self.read` states a class method: added beside the instance method `read`, which
+    # it leaves alone, whether the request names `Loader.read` or not (rev4 item 5).
     block = b"def self.read\n  new.read\nend\n"
-    held = align("lib/cfg.rb", block, LOADER.encode(), Evidence())
-    assert held.blocked is not None and "class method `self.read`" in held.blocked
-    named = align(
-        "lib/cfg.rb", block, LOADER.encode(), Evidence(qualified=frozenset({"Loader.read"}))
+    for qualified in (frozenset(), frozenset({"Loader.read"})):
+        added = align("lib/cfg.rb", block, LOADER.encode(), Evidence(qualified=qualified))
+        assert added.blocked is None, added.blocked
+        assert [(t.name, t.op) for t in added.targets] == [("Cfg.Loader.read#2", "add")]
+
+
+def test_rack_response_gets_a_redirect_factory_beside_its_redirect(
+    repo: Path, initialised: Initialise, server: ModelServer
+) -> None:
+    # The real rack response.rb has an instance method `redirect`; a reply adding the class
+    # method was held unless the request said `Response.redirect`.
+    original = (CODE / "rack/lib/rack/response.rb").read_text()
+    initialised({"lib/rack/response.rb": original})
+    factory = (
+        "def self.redirect(target, status = 302)\n"
+        "  new.tap { |r| r.redirect(target, status) }\nend\n"
     )
-    assert named.blocked is None
-    assert [(t.name, t.op) for t in named.targets] == [("Cfg.Loader.read#2", "add")]
+    reply = "lib/rack/response.rb\n```ruby\n" + factory + "```\n"
+    (added,) = _ask(repo, server, reply, "add a redirect factory to lib/rack/response.rb")
+    assert added["gates"]["A"] == "pass", added["gates"]  # type: ignore[index]
+    assert tm(repo, "accept", str(added["id"])).returncode == 0
+    written = (repo / "lib/rack/response.rb").read_text()
+    assert "    def self.redirect(target, status = 302)\n" in written
+    assert written.count("    def redirect(target, status = 302)\n") == 1  # the instance one kept
+    ruby = shutil.which("ruby")
+    if ruby is not None:
+        done = subprocess.run(
+            [ruby, "-c", "lib/rack/response.rb"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
 
 
 def test_an_instance_method_beside_a_class_method_of_one_name_still_reaches_its_own() -> None:

@@ -75,7 +75,9 @@ def ask_cmd(
         False,
         "--accept",
         help="Right after the reply, apply the proposals whose targets were hydrated in this"
-        " prompt and that pass every gate (the rest stay pending); a file with a proposal of"
+        " prompt and that pass every gate (the rest stay pending), with a block of the same"
+        " file that only adds definitions (a new helper) and passes every gate; a file with a"
+        " proposal of"
         " the reply that this does not apply, or a function the reply changes two ways, is"
         " left for `tm accept ID`.",
     ),

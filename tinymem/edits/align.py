@@ -53,7 +53,7 @@ from tinymem.edits.choose import choose
 from tinymem.edits.hints import ambiguity
 from tinymem.edits.hoists import hoisted
 from tinymem.edits.members import collect, explode, member_text, outside_lines, report_outside
-from tinymem.edits.namespaces import namespaced
+from tinymem.edits.namespaces import extern_c, namespaced
 from tinymem.edits.nested import (
     Nested,
     ambiguous_reason,
@@ -202,7 +202,8 @@ def _align_block(path: str, code: bytes, original: bytes | None, evidence: Evide
         if anchor is None:
             # New at the top level (a container given alone, a function, a constant), or in
             # the namespace block that holds the file's definitions (C++, C#).
-            name, reason = namespaced(language, item.name, file)
+            linkage = language == "cpp" and extern_c(parsed.text, item.start)
+            name, reason = namespaced(language, item.name, file, linkage_c=linkage)
             if reason is not None:
                 blocked.append(reason)
                 previous = None
@@ -273,7 +274,7 @@ def _new_accessor(
         return None, None
     wanted = role(language, text)
     roles = [file_role(file, c, wanted) for c in candidates]
-    held = crossed(language, wanted, candidates, roles, evidence.qualified)
+    held = crossed(language, wanted, candidates, roles)
     if held is not None:
         return None, held
     if not new_accessor(wanted, roles):

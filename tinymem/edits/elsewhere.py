@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tinymem.edits.alignment import leaf, plain
+from tinymem.edits.namespaces import ENTRY_POINTS
 from tinymem.hydration.corpus import Corpus, is_test_path
 from tinymem.hydration.index import rank_with
 from tinymem.statemap import StateView
@@ -44,10 +45,9 @@ from tinymem.symbols import identifiers, language_for_path
 __all__ = ["SIMILAR", "Definitions", "defined_elsewhere", "similarity"]
 
 SIMILAR = 0.7
-# Names many files define on purpose.
-_SHARED = frozenset(
+# Names many files define on purpose: a program's entry point, test fixtures.
+_SHARED = ENTRY_POINTS | frozenset(
     {
-        "main",
         "setUp",
         "tearDown",
         "setUpClass",

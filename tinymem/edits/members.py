@@ -210,7 +210,7 @@ def _member_name(
     language = language_for_path(file.path)
     wanted = role(language, text)
     roles = {s.name: file_role(file, s, wanted) for s in same}
-    held = crossed(language, wanted, same, list(roles.values()), evidence.qualified)
+    held = crossed(language, wanted, same, list(roles.values()))
     if held is not None:
         return name, held
     if new_accessor(wanted, list(roles.values())):

@@ -15,27 +15,68 @@ last of its definitions at their indentation. When the file's definitions sit in
 namespaces (or some outside every namespace) there is no proof of where it belongs: the
 proposal is blocked, naming them, rather than written outside. A file-scoped C# namespace
 (`namespace App;`) holds the rest of the file: a definition after the last one is in it.
+
+A program's entry point (`main`, `WinMain`, ...) and anything declared `extern "C"` belong
+at the top level whatever the file's namespace: inside it `main` becomes `geo::main` and the
+link fails ("undefined reference to main"), and C callers cannot name a namespaced function.
+They are added at the top level, and the file's own ones say nothing about where the rest go.
 """
 
 from __future__ import annotations
 
+import re
+
 from tinymem.edits.alignment import FileView, plain
 from tinymem.symbols import Symbol
 
-__all__ = ["namespaced"]
+__all__ = ["ENTRY_POINTS", "extern_c", "namespaced"]
 
 _LANGUAGES = frozenset({"cpp", "csharp"})
+# The functions a C or C++ toolchain (or the Windows loader) looks up by their plain name.
+ENTRY_POINTS = frozenset({"main", "wmain", "WinMain", "wWinMain", "DllMain"})
+_EXTERN_C = re.compile(rb'extern\s*"C"\s*$')
+_EXTERN_C_BLOCK = re.compile(rb'extern\s*"C"\s*\{')
 
 
-def namespaced(language: str | None, name: str, file: FileView) -> tuple[str, str | None]:
+def extern_c(text: bytes, start: int) -> bool:
+    """Whether the definition at `start` of `text` is declared `extern "C"`: right after the
+    words (which its symbol's span leaves out), or inside an `extern "C" {` still open there."""
+    before = text[:start]
+    if _EXTERN_C.search(before) is not None:
+        return True
+    opened = list(_EXTERN_C_BLOCK.finditer(before))
+    if not opened:
+        return False
+    depth = 1  # the block's own `{`; once closed, a later `{` opens something else
+    for brace in re.findall(rb"[{}]", before[opened[-1].end() :]):
+        depth += 1 if brace == b"{" else -1
+        if depth == 0:
+            return False
+    return True
+
+
+def _top_level(name: str, text: bytes, start: int) -> bool:
+    """Whether a definition belongs at the top level whatever the file's namespace."""
+    return name in ENTRY_POINTS or extern_c(text, start)
+
+
+def namespaced(
+    language: str | None, name: str, file: FileView, *, linkage_c: bool = False
+) -> tuple[str, str | None]:
     """(the name a new outermost definition `name` of a block is added under, why it cannot
-    be placed): `name` itself outside C++ and C#, or in a file with no namespace."""
-    if language not in _LANGUAGES:
+    be placed): `name` itself outside C++ and C#, in a file with no namespace, and for an
+    entry point or (`linkage_c`) a definition declared `extern "C"`."""
+    if language not in _LANGUAGES or (language == "cpp" and (name in ENTRY_POINTS or linkage_c)):
         return name, None
     spaces = {plain(s.name) for s in file.symbols if s.kind == "namespace"}
     if not spaces:
         return name, None
-    definitions = [s for s in file.symbols if s.kind != "namespace"]
+    definitions = [
+        s
+        for s in file.symbols
+        if s.kind != "namespace"
+        and not (language == "cpp" and _top_level(plain(s.name), file.data, s.start))
+    ]
     if "." in name:
         holders = _holders_of_class(name.rsplit(".", 1)[0], definitions, spaces)
         if len(holders) == 1:

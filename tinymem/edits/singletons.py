@@ -10,8 +10,10 @@ method it meant to change, or a second class method was added beside the first.
 Here a definition inside `class << self` is read in the `def self.` spelling while it is
 matched with the file's, and the text that changes a file's singleton method is written back
 in the file's spelling. A block that gives as an instance method a name the file has only as
-a class method (or the reverse) is held: which one the model meant is not provable, and
-adding it is a new method the request did not ask for.
+a class method is held: models drop `self.`, so which one it meant is not provable, and adding
+it is a new method the request did not ask for. The reverse is not held: a block that writes
+`def self.x` (or `def x` inside `class << self`) states a class method, which models rarely
+add by mistake, and it is added beside the instance method `x` (rack's `Response.redirect`).
 """
 
 from __future__ import annotations
@@ -96,26 +98,13 @@ def crossed(
     item_role: str | None,
     candidates: Sequence[Symbol],
     roles: Sequence[str | None],
-    qualified: frozenset[str],
 ) -> str | None:
     """Why a Ruby method given as an instance method, where its class has a class method of
-    that name and no instance one (or the reverse), is held instead of added beside it.
-
-    A class method beside instance methods is added only when the request names it as one
-    (`Headers.fetch`, Ruby's spelling of a class method); nothing in a request tells an
-    instance method apart, so that one is always held."""
+    that name and no instance one, is held instead of added beside it (module docstring)."""
     if language != "ruby" or not roles or not candidates or candidates[0].parent is None:
         return None
     name = leaf(candidates[0].name)
     owner = leaf(candidates[0].parent)
-    if item_role == SINGLETON and all(r != SINGLETON for r in roles):
-        if any(q.split(".")[-2:] == [owner, name] for q in qualified):
-            return None
-        return (
-            f"{owner} has an instance method `{name}` and no class method of that name; the"
-            f" block gives a class method `self.{name}`: ask again with `def {name}` to change"
-            f" the instance method, or name `{owner}.{name}` in the request to add a class method"
-        )
     if item_role is None and all(r == SINGLETON for r in roles):
         return (
             f"{owner} has `self.{name}` (a class method) and no instance method of that name;"
