@@ -36,7 +36,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterator
 
-from tinymem.edits.normalise import parse_block
+from tinymem.edits.normalise import Parsed, parse_block
 from tinymem.symbols import Symbol, extract
 
 __all__ = ["elided_members", "placeholder_members", "stubbed_in_file", "stubbed_note"]
@@ -56,20 +56,35 @@ def placeholder_members(path: str, old: bytes, new: bytes) -> list[str]:
     """The definitions in `new` (an entity's text as given, or a class holding them) whose
     body is a placeholder where `old` (the file's text of the same entity) has code; by the
     names they have within the entity ("" for the entity itself)."""
-    before, after = parse_block(path, old), parse_block(path, new)
-    language = after.language
-    if language not in ("python", "rust") or after.problem is not None:
+    paired = _paired(path, old, new, ("python", "rust"))
+    if paired is None:
         return []
+    before, after, pairs = paired
+    language = after.language
+    assert language is not None
+    return [
+        name
+        for name, sym, was in pairs
+        if _placeholder(language, after.text, sym) and not _placeholder(language, before.text, was)
+    ]
+
+
+def _paired(
+    path: str, old: bytes, new: bytes, languages: tuple[str, ...]
+) -> tuple[Parsed, Parsed, list[tuple[str, Symbol, Symbol]]] | None:
+    """`old` and `new` read as blocks, and each definition of `new` with `old`'s of the same
+    name within the entity; None when `new` is in none of `languages` or does not parse."""
+    before, after = parse_block(path, old), parse_block(path, new)
+    if after.language not in languages or after.problem is not None:
+        return None
     olds = {_relative(before.symbols, s): s for s in before.symbols}
-    found = []
+    pairs = []
     for sym in after.symbols:
         name = _relative(after.symbols, sym)
         was = olds.get(name)
-        if was is None:
-            continue
-        if _placeholder(language, after.text, sym) and not _placeholder(language, before.text, was):
-            found.append(name)
-    return found
+        if was is not None:
+            pairs.append((name, sym, was))
+    return before, after, pairs
 
 
 def elided_members(path: str, old: bytes, new: bytes) -> list[str]:
@@ -77,16 +92,12 @@ def elided_members(path: str, old: bytes, new: bytes) -> list[str]:
     statement among other statements that no empty statement of `old`'s definition of the same
     name, in the same kind of slot, accounts for: the code it stands in for would be deleted.
     Bodies that are only a placeholder are `placeholder_members`' to judge."""
-    before, after = parse_block(path, old), parse_block(path, new)
-    if after.language != "python" or after.problem is not None:
+    paired = _paired(path, old, new, ("python",))
+    if paired is None:
         return []
-    olds = {_relative(before.symbols, s): s for s in before.symbols}
+    before, after, pairs = paired
     found = []
-    for sym in after.symbols:
-        name = _relative(after.symbols, sym)
-        was = olds.get(name)
-        if was is None:
-            continue
+    for name, sym, was in pairs:
         given = _definition(_alone(after.text, sym.start, sym.end))
         if given is None or _only_placeholder(given):
             continue
